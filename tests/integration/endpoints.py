@@ -1,0 +1,62 @@
+"""Where the services under test are, and how to log in: the ONE place integration tests learn it.
+
+`local_stack()` brings up (or reuses) the project's local stack. A container variant (Testcontainers
+with locally built images) only has to return another `StackEndpoints`; no test changes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ioscale.stack.settings import CLICKHOUSE_USERS, SUPERSET_ADMIN_USER, StackSettings
+
+
+@dataclass(frozen=True)
+class StackEndpoints:
+    settings: StackSettings
+    secrets: dict[str, str]
+    kafka_bootstrap: str
+    registry_url: str
+    clickhouse_host: str
+    clickhouse_http_port: int
+    clickhouse_tcp_port: int
+    flink_url: str
+    superset_url: str
+    started_here: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def clickhouse_http_url(self) -> str:
+        return f"http://{self.clickhouse_host}:{self.clickhouse_http_port}"
+
+    def clickhouse_credentials(self, role: str) -> tuple[str, str]:
+        """(user, password) for role in admin | ingest | flink | reader."""
+        return CLICKHOUSE_USERS[role], self.secrets[f"CLICKHOUSE_{role.upper()}_PASSWORD"]
+
+    @property
+    def superset_credentials(self) -> tuple[str, str]:
+        return SUPERSET_ADMIN_USER, self.secrets["SUPERSET_ADMIN_PASSWORD"]
+
+
+def from_settings(settings: StackSettings, secrets: dict[str, str], started_here: bool) -> StackEndpoints:
+    return StackEndpoints(
+        settings=settings,
+        secrets=secrets,
+        kafka_bootstrap=settings.kafka_bootstrap,
+        registry_url=settings.url("registry"),
+        clickhouse_host=settings.host,
+        clickhouse_http_port=settings.port("clickhouse_http"),
+        clickhouse_tcp_port=settings.port("clickhouse_tcp"),
+        flink_url=settings.url("flink"),
+        superset_url=settings.url("superset"),
+        started_here=started_here,
+    )
+
+
+def stack_is_up(launcher) -> bool:
+    return all(st.health is not None and st.health.ok for st in launcher.status())
+
+
+def keep_stack() -> bool:
+    return os.environ.get("IOSCALE_KEEP_STACK", "") not in ("", "0", "false")
