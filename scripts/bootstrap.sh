@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Prepares a fresh machine for ioscale: Debian packages the tests need, and the Python 3.11 venv
+# with the pinned dependencies. Safe to re-run: each step is skipped when already done.
+#   scripts/bootstrap.sh          runtime only
+#   scripts/bootstrap.sh --test   also what the test suite needs (fio, docker-compose, pytest)
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+home="${IOSCALE_HOME:-$repo/.ioscale}"
+venv="$home/venv"
+want_test=0
+[[ "${1:-}" == "--test" ]] && want_test=1
+
+say() { printf '[bootstrap] %s\n' "$*" >&2; }
+die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }
+
+# --- toolchains the machine must already have -------------------------------------------------
+command -v java >/dev/null || die "Java 17 is required (apt-get install openjdk-17-jdk-headless)"
+java -version 2>&1 | grep -q 'version "17' || say "warning: Java 17 expected, found: $(java -version 2>&1 | head -1)"
+command -v mvn >/dev/null || die "Maven is required (apt-get install maven)"
+py=""
+for cand in python3.11 "$HOME/.pyenv/versions/3.11.7/bin/python3.11"; do
+  if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; assert sys.version_info[:2] == (3, 11)' 2>/dev/null; then
+    py="$(command -v "$cand")"; break
+  fi
+done
+[[ -n "$py" ]] || die "Python 3.11 is required (it runs the ingest tools, launcher and tests)"
+
+# --- Debian packages for the tests -------------------------------------------------------------
+apt_pkgs=()
+if (( want_test )); then
+  command -v fio >/dev/null || apt_pkgs+=(fio)
+  command -v docker-compose >/dev/null || apt_pkgs+=(docker-compose)
+fi
+if (( ${#apt_pkgs[@]} )); then
+  if [[ $(id -u) -ne 0 ]]; then
+    die "missing Debian packages: ${apt_pkgs[*]} (run: sudo apt-get install ${apt_pkgs[*]})"
+  fi
+  say "installing Debian packages: ${apt_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" >/dev/null
+fi
+
+# --- Python venv -------------------------------------------------------------------------------
+stamp="$venv/.ioscale-stamp"
+want_stamp="$(cat "$repo/ingest/requirements.lock" "$repo/ingest/pyproject.toml" | sha256sum | cut -c1-16)-$want_test"
+if [[ ! -x "$venv/bin/python" ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]]; then
+  say "creating Python venv in $venv (pinned dependencies, ~1 min on a fresh machine)"
+  mkdir -p "$home"
+  [[ -x "$venv/bin/python" ]] || "$py" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo/ingest/requirements.lock"
+  extra=""; (( want_test )) && extra="[test]"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps -e "$repo/ingest$extra"
+  echo "$want_stamp" > "$stamp"
+fi
+say "ready: $venv/bin/ioscale"
