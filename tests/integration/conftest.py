@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from endpoints import StackEndpoints, from_settings, keep_stack, stack_is_up
+from endpoints import StackEndpoints, from_settings, keep_stack, running_components
 
 
 @pytest.fixture(scope="session")
@@ -13,11 +13,11 @@ def stack() -> StackEndpoints:
     from ioscale.stack.settings import load_secrets
 
     launcher = Launcher()
-    reuse = stack_is_up(launcher)
-    if not reuse:
-        launcher.up()  # installs what is missing; prints progress on stderr
-    endpoints = from_settings(launcher.settings, load_secrets(launcher.settings), started_here=not reuse)
-    yield endpoints
-    # A stack we found running belongs to the developer; one we started, we stop.
-    if not reuse and not keep_stack():
-        launcher.down()
+    already_up = running_components(launcher)
+    if len(already_up) < len(launcher.status()):
+        launcher.up()  # installs what is missing, reuses what runs; progress on stderr
+    started = [n for n in (st.name for st in launcher.status()) if n not in already_up]
+    yield from_settings(launcher.settings, load_secrets(launcher.settings), started_here=bool(started))
+    # Components we found running belong to the developer; the ones we started, we stop.
+    if started and not keep_stack():
+        launcher.down(started)

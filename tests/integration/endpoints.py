@@ -54,8 +54,9 @@ def from_settings(settings: StackSettings, secrets: dict[str, str], started_here
     )
 
 
-def stack_is_up(launcher) -> bool:
-    return all(st.health is not None and st.health.ok for st in launcher.status())
+def running_components(launcher) -> set[str]:
+    """Components whose processes run and whose health check passes."""
+    return {st.name for st in launcher.status() if st.health is not None and st.health.ok}
 
 
 def keep_stack() -> bool:

@@ -26,6 +26,7 @@ DEFAULT_PORTS: dict[str, int] = {
     "clickhouse_http": 8123,
     "clickhouse_tcp": 9000,
     "flink": 8082,
+    "flink_rpc": 6123,
     "superset": 8088,
 }
 

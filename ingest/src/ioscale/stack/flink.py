@@ -1,0 +1,374 @@
+"""Flink 2.2.1 session cluster (one JobManager, one TaskManager) and the ioscale stream jobs.
+
+Flink's binary distribution is not on Maven Central, but PyPI's ``apache-flink`` plus
+``apache-flink-libraries`` (installed with ``--no-deps``) carry a complete one: ``bin/``, ``lib/``
+(with ``flink-dist-*.jar``), ``conf/``. Both processes run ``bin/<role>.sh start-foreground``, which
+``exec``s the JVM in place of the shell, so the PID we record is the JVM's and stopping the process
+group leaves no JVM behind.
+
+Where things live (``<home>`` is ``StackSettings.home``):
+
+    <home>/dist/flink/site/pyflink/     the distribution (FLINK_HOME)
+    <home>/data/flink/conf/             FLINK_CONF_DIR: config.yaml rendered from stack/flink/config.yaml
+    <home>/data/flink/{tmp,web,blobs,work,checkpoints,savepoints}/
+    <home>/logs/flink-{jobmanager,taskmanager}.log      console output (WARN and above)
+    <home>/logs/flink-ioscale-<service>-0-<host>.log    Flink's full INFO logs (shown in the UI)
+
+Jobs: ``configure()`` builds ``stream-jobs/target/ioscale-stream-jobs.jar`` when a source is newer
+than the jar and submits each job over the REST API unless a job of that name is already active.
+The cluster has no HA store, so a restarted JobManager has no jobs and ``up`` submits them again;
+they resume from the Kafka offsets committed by their last checkpoint.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import string
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from ioscale import topics
+from ioscale.errors import StackError
+from ioscale.stack.commands import run_logged
+from ioscale.stack import process
+from ioscale.stack.component import Component, Endpoint, Health
+from ioscale.stack.process import ProcessSpec
+from ioscale.stack.settings import StackSettings
+
+FLINK_VERSION = "2.2.1"
+PIP_REQUIREMENTS = (f"apache-flink=={FLINK_VERSION}", f"apache-flink-libraries=={FLINK_VERSION}")
+#: JobManager RPC port (TaskManagers register there). Overridable once settings know "flink_rpc".
+DEFAULT_RPC_PORT = 6123
+JOB_JAR_NAME = "ioscale-stream-jobs.jar"
+#: Under data/flink: runtime-only files (blob caches, io.tmp.dirs spill files, web uploads).
+RUNTIME_CACHE_DIRS = ("tmp", "blobs", "web")
+REST_TIMEOUT_S = 10.0
+#: Upload and job submission run the job's main() in the JobManager: allow more than a plain GET.
+SUBMIT_TIMEOUT_S = 120.0
+
+#: Job states in which a job of that name counts as deployed: submitting another would run it twice.
+#: CANCELLING and the terminal states (FINISHED, CANCELED, FAILED, SUSPENDED) do not.
+ACTIVE_JOB_STATES = frozenset({"INITIALIZING", "CREATED", "RUNNING", "FAILING", "RESTARTING", "RECONCILING"})
+
+
+@dataclass(frozen=True)
+class StreamJob:
+    """One job of the stream-jobs jar: the name it runs under, its entry class, its arguments."""
+
+    name: str
+    entry_class: str
+    program_args: tuple[str, ...]
+
+
+def stream_jobs(settings: StackSettings) -> list[StreamJob]:
+    """The jobs the local stack runs, with arguments pointing at the local services."""
+    return [
+        StreamJob(
+            name="ioscale-sample-monitor",
+            entry_class="io.ioscale.jobs.SampleMonitorJob",
+            program_args=("--kafka-bootstrap", settings.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
+        ),
+    ]
+
+
+# -- pure helpers (unit-tested) ------------------------------------------------------------------------
+def find_flink_home(root: Path) -> Path | None:
+    """The directory under ``root`` that holds ``bin/jobmanager.sh`` and ``lib/flink-dist*.jar``."""
+    candidates = [root / "pyflink"]  # where the 2.2.1 wheels put it; rglob only if that moves
+    candidates += [p.parent.parent for p in sorted(root.rglob("bin/jobmanager.sh"))] if root.is_dir() else []
+    for home in candidates:
+        if (home / "bin" / "jobmanager.sh").is_file() and any((home / "lib").glob("flink-dist*.jar")):
+            return home
+    return None
+
+
+def render_config(template: str, settings: StackSettings, data_dir: Path, rpc_port: int) -> str:
+    """Fill ``stack/flink/config.yaml``'s ``${...}`` placeholders; a missing key raises ``KeyError``."""
+    return string.Template(template).substitute(
+        host=settings.host,
+        rest_port=settings.port("flink"),
+        rpc_port=rpc_port,
+        data_dir=str(data_dir),
+    )
+
+
+def jar_is_stale(jar: Path, project: Path) -> bool:
+    """True when ``jar`` is missing or older than ``pom.xml`` or any file under ``src/main``."""
+    try:
+        jar_mtime = jar.stat().st_mtime
+    except FileNotFoundError:
+        return True
+    sources: Iterable[Path] = [project / "pom.xml", *(p for p in (project / "src" / "main").rglob("*") if p.is_file())]
+    return any(p.stat().st_mtime > jar_mtime for p in sources if p.exists())
+
+
+def job_states(overview: dict[str, Any]) -> dict[str, str]:
+    """Job name -> state from ``GET /jobs/overview``.
+
+    A session cluster keeps finished jobs, so one name can appear several times (a FAILED run, then
+    the RUNNING resubmission). An active job wins; otherwise the most recently started one.
+    """
+    def rank(job: dict[str, Any]) -> tuple[bool, int]:
+        return job.get("state") in ACTIVE_JOB_STATES, job.get("start-time", 0)
+
+    best: dict[str, dict[str, Any]] = {}
+    for job in overview.get("jobs", []):
+        name = job.get("name", "")
+        if name not in best or rank(job) > rank(best[name]):
+            best[name] = job
+    return {name: job.get("state", "UNKNOWN") for name, job in best.items()}
+
+
+def should_submit(states: dict[str, str], job_name: str) -> bool:
+    return states.get(job_name) not in ACTIVE_JOB_STATES
+
+
+class FlinkComponent(Component):
+    name = "flink"
+    install_version = "+".join(PIP_REQUIREMENTS)
+
+    # -- locations ---------------------------------------------------------------------------------
+    @property
+    def site_dir(self) -> Path:
+        """pip ``--target`` directory holding the two wheels' contents."""
+        return self.dist / "site"
+
+    @property
+    def flink_home(self) -> Path:
+        # Not an error when absent: `stack down`/`status` build process specs without an install.
+        return find_flink_home(self.site_dir) or self.site_dir / "pyflink"
+
+    @property
+    def conf_dir(self) -> Path:
+        return self.data / "conf"
+
+    @property
+    def rpc_port(self) -> int:
+        return self.settings.ports.get("flink_rpc", DEFAULT_RPC_PORT)
+
+    @property
+    def rest_url(self) -> str:
+        return self.settings.url("flink")
+
+    @property
+    def jobs_project(self) -> Path:
+        return self.settings.repo / "stream-jobs"
+
+    @property
+    def job_jar(self) -> Path:
+        return self.jobs_project / "target" / JOB_JAR_NAME
+
+    @property
+    def build_log(self) -> Path:
+        return self.settings.log_dir / "flink-jobs-build.log"
+
+    # -- install -----------------------------------------------------------------------------------
+    def install(self) -> None:
+        if self.is_installed():
+            return
+        # Install into a staging directory and swap it in, so an interrupted install never leaves a
+        # half-filled tree (which `pip --target` would refuse to overwrite).
+        staging = self.dist / "site.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        self.dist.mkdir(parents=True, exist_ok=True)
+        run_logged(
+            self.name,
+            f"installing Flink {FLINK_VERSION} distribution from PyPI wheels",
+            [str(self.settings.venv_python), "-m", "pip", "install", "--no-deps", "--no-compile",
+             "--disable-pip-version-check", "--target", str(staging), *PIP_REQUIREMENTS],
+            self.install_log,
+            self.ui,
+            timeout_s=1800,
+            hint="check access to the Python package index, then re-run `ioscale stack up`",
+        )
+        home = find_flink_home(staging)
+        if home is None:
+            raise StackError(self.name, "the installed wheels hold no bin/jobmanager.sh with lib/flink-dist*.jar",
+                             str(self.install_log), "the pinned wheels may have changed layout; check the log")
+        # Wheels do not always keep the executable bit of shell scripts.
+        for script in (home / "bin").iterdir():
+            if script.is_file():
+                script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        shutil.rmtree(self.site_dir, ignore_errors=True)
+        staging.replace(self.site_dir)
+        self.mark_installed()
+
+    # -- prepare -----------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        template_dir = self.settings.repo / "stack" / "flink"
+        rendered = render_config((template_dir / "config.yaml").read_text(), self.settings, self.data, self.rpc_port)
+        self._stop_orphaned_taskmanager()
+        self._clear_runtime_caches()
+        self.conf_dir.mkdir(parents=True, exist_ok=True)
+        for sub in (*RUNTIME_CACHE_DIRS, "work", "checkpoints", "savepoints"):
+            (self.data / sub).mkdir(parents=True, exist_ok=True)
+        self.settings.log_dir.mkdir(parents=True, exist_ok=True)
+        _write_atomic(self.conf_dir / "config.yaml", rendered)
+        _write_atomic(self.conf_dir / "log4j-console.properties", (template_dir / "log4j-console.properties").read_text())
+
+    def _clear_runtime_caches(self) -> None:
+        """With no Flink process running, drop blob caches, spill files and uploads.
+
+        Flink removes them on a clean shutdown; after a kill they stay (~20 MB of job jar per run).
+        Jobs are resubmitted on `up` anyway; checkpoints are kept.
+        """
+        if any(process.is_running(spec) for spec in self.processes()):
+            return
+        for sub in RUNTIME_CACHE_DIRS:
+            shutil.rmtree(self.data / sub, ignore_errors=True)
+
+    def _stop_orphaned_taskmanager(self) -> None:
+        """Stop a TaskManager that outlived its JobManager (a crash, a kill -9).
+
+        Left alone it keeps running the old job's tasks, still reading Kafka next to the resubmitted
+        job, and only re-registers after heartbeat.timeout (~50 s). Restarting it with the new
+        JobManager takes seconds.
+        """
+        jm, tm = self.processes()
+        if not process.is_running(jm) and process.is_running(tm):
+            self.ui.warn(f"{self.name}: restarting the TaskManager left running without its JobManager")
+            process.stop(tm)
+
+    # -- processes ---------------------------------------------------------------------------------
+    def _env(self) -> dict[str, str]:
+        home = self.flink_home
+        # Set every directory Flink's scripts would otherwise take from a stray environment.
+        return {
+            "FLINK_HOME": str(home),
+            "FLINK_CONF_DIR": str(self.conf_dir),
+            "FLINK_LIB_DIR": str(home / "lib"),
+            "FLINK_PLUGINS_DIR": str(home / "plugins"),
+            "FLINK_OPT_DIR": str(home / "opt"),
+            "FLINK_LOG_DIR": str(self.settings.log_dir),
+            "FLINK_PID_DIR": str(self.settings.run_dir / "flink"),
+            "FLINK_IDENT_STRING": "ioscale",  # log files: flink-ioscale-<service>-0-<host>.log
+        }
+
+    def processes(self) -> list[ProcessSpec]:
+        bin_dir = self.flink_home / "bin"
+        env = self._env()
+        return [
+            self.spec("jobmanager", [str(bin_dir / "jobmanager.sh"), "start-foreground"], env=env, cwd=self.data,
+                      ports=(self.settings.port("flink"), self.rpc_port), stop_timeout_s=30.0),
+            self.spec("taskmanager", [str(bin_dir / "taskmanager.sh"), "start-foreground"], env=env, cwd=self.data,
+                      stop_timeout_s=30.0),
+        ]
+
+    # -- REST --------------------------------------------------------------------------------------
+    def _rest(self, method: str, path: str, timeout_s: float = REST_TIMEOUT_S, **kw: Any) -> Any:
+        r = requests.request(method, f"{self.rest_url}{path}", timeout=timeout_s, **kw)
+        if r.status_code >= 400:
+            raise StackError(self.name, f"REST {method} {path} answered {r.status_code}: {r.text[:500]}",
+                             str(self._flink_log("standalonesession")))
+        return r.json() if r.content else None
+
+    def _flink_log(self, service: str) -> Path:
+        """Flink's own INFO log for ``service`` (standalonesession or taskexecutor); newest if several hosts."""
+        found = sorted(self.settings.log_dir.glob(f"flink-ioscale-{service}-*.log"), key=lambda p: p.stat().st_mtime)
+        return found[-1] if found else self.settings.log_dir / f"flink-ioscale-{service}-0.log"
+
+    def overview(self) -> dict[str, Any]:
+        return self._rest("GET", "/overview")
+
+    def jobs(self) -> dict[str, str]:
+        """Job name -> state (an active job wins over older runs of the same name)."""
+        return job_states(self._rest("GET", "/jobs/overview"))
+
+    # -- readiness ---------------------------------------------------------------------------------
+    def wait_ready(self, timeout_s: float) -> None:
+        self.wait_for("a TaskManager registered with the JobManager (REST /overview)",
+                      lambda: self.overview().get("taskmanagers", 0) >= 1, timeout_s)
+
+    # -- configure: build and submit jobs ----------------------------------------------------------
+    def configure(self) -> None:
+        states = self.jobs()
+        to_submit = [job for job in stream_jobs(self.settings) if should_submit(states, job.name)]
+        for job in stream_jobs(self.settings):
+            if job not in to_submit:
+                self.ui.done(f"{self.name}: job {job.name} already {states[job.name]}")
+        if to_submit:
+            # Only now: a running job keeps its jar, so `up` on a running stack never waits for Maven.
+            self.build_job_jar()
+        for job in to_submit:
+            self.submit(job)
+
+    def build_job_jar(self) -> None:
+        if not jar_is_stale(self.job_jar, self.jobs_project):
+            return
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise StackError(self.name, "Maven (mvn) not found; it builds the stream-jobs jar",
+                             hint="install Maven 3.8+ (apt-get install maven) and a Java 17 JDK")
+        run_logged(
+            self.name,
+            "building stream-jobs jar with Maven",
+            [mvn, "-B", "-q", "-f", str(self.jobs_project / "pom.xml"), "package", "-DskipTests"],
+            self.build_log,
+            self.ui,
+            timeout_s=1200,
+            hint="fix the build (run `mvn -f stream-jobs/pom.xml verify`), then re-run `ioscale stack up`",
+        )
+        if not self.job_jar.exists():
+            raise StackError(self.name, f"the build finished but {self.job_jar} is missing", str(self.build_log))
+
+    def submit(self, job: StreamJob, running_timeout_s: float = 90.0) -> str:
+        """Upload the jar (replacing earlier uploads of it) and run ``job``; wait until it is RUNNING."""
+        t0 = time.monotonic()
+        self.ui.step(f"{self.name}: submitting {job.name}")
+        for old in self._rest("GET", "/jars").get("files", []):
+            if old.get("name") == JOB_JAR_NAME:
+                self._rest("DELETE", f"/jars/{old['id']}")
+        with open(self.job_jar, "rb") as f:
+            uploaded = self._rest("POST", "/jars/upload", timeout_s=SUBMIT_TIMEOUT_S,
+                                  files={"jarfile": (JOB_JAR_NAME, f, "application/x-java-archive")})
+        jar_id = Path(uploaded["filename"]).name
+        run = self._rest("POST", f"/jars/{jar_id}/run", timeout_s=SUBMIT_TIMEOUT_S,
+                         json={"entryClass": job.entry_class, "programArgsList": list(job.program_args)})
+        job_id = run["jobid"]
+        deadline = time.monotonic() + running_timeout_s
+        state = "UNKNOWN"
+        while time.monotonic() < deadline:
+            state = self._rest("GET", f"/jobs/{job_id}").get("state", "UNKNOWN")
+            if state == "RUNNING":
+                self.ui.done(f"{self.name}: {job.name} RUNNING as {job_id} ({time.monotonic() - t0:.1f}s)")
+                return job_id
+            if state in ("FAILED", "CANCELED", "FINISHED"):
+                break
+            time.sleep(0.5)
+        root = (self._rest("GET", f"/jobs/{job_id}/exceptions").get("rootException") or "").strip()
+        cause = f"; root cause: {root.splitlines()[0]}" if root else ""
+        raise StackError(
+            self.name,
+            f"job {job.name} ({job_id}) is {state}, not RUNNING{cause}",
+            str(self._flink_log("standalonesession")),
+            "see the job's exceptions in the Flink UI; fix, then re-run `ioscale stack up`",
+        )
+
+    # -- status ------------------------------------------------------------------------------------
+    def health(self) -> Health:
+        try:
+            ov = self.overview()
+            states = self.jobs()
+        except (requests.RequestException, StackError) as e:
+            return Health(False, f"REST API at {self.rest_url} not answering ({type(e).__name__})")
+        tms = ov.get("taskmanagers", 0)
+        wanted = [j.name for j in stream_jobs(self.settings)]
+        jobs = ", ".join(f"{n}={states.get(n, 'NOT SUBMITTED')}" for n in wanted)
+        ok = tms >= 1 and all(states.get(n) == "RUNNING" for n in wanted)
+        return Health(ok, f"{tms} TaskManager(s), {ov.get('slots-available', 0)}/{ov.get('slots-total', 0)} "
+                          f"slots free; jobs: {jobs}")
+
+    def endpoints(self) -> list[Endpoint]:
+        return [Endpoint("Flink UI", f"{self.rest_url}/")]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)

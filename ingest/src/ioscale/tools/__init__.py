@@ -1,0 +1,1 @@
+"""Developer tools (vector generators and the like); nothing here runs in the pipeline."""

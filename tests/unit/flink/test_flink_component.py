@@ -1,0 +1,281 @@
+"""FlinkComponent without a cluster: config rendering, process specs, jar staleness, submit decisions."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ioscale.stack import flink
+from ioscale.stack.component import StackContext
+from ioscale.stack.flink import FlinkComponent, StreamJob, jar_is_stale, job_states, render_config, should_submit
+from ioscale.stack.progress import SilentProgress
+from ioscale.stack.settings import StackSettings
+
+REPO = Path(__file__).resolve().parents[3]
+TEMPLATE = (REPO / "stack" / "flink" / "config.yaml").read_text()
+
+
+def _settings(tmp_path: Path, **env: str) -> StackSettings:
+    return StackSettings.from_env({"IOSCALE_REPO": str(REPO), "IOSCALE_HOME": str(tmp_path / "state"), **env})
+
+
+def _component(tmp_path: Path, **env: str) -> FlinkComponent:
+    return FlinkComponent(StackContext(_settings(tmp_path, **env), {}, SilentProgress()))
+
+
+# -- config rendering ------------------------------------------------------------------------------
+def test_rendered_config_binds_everything_to_loopback_on_the_flink_port(tmp_path):
+    s = _settings(tmp_path)
+    conf = yaml.safe_load(render_config(TEMPLATE, s, tmp_path / "data", 6123))
+    for key in ("rest.address", "rest.bind-address", "jobmanager.rpc.address", "jobmanager.bind-host",
+                "taskmanager.host", "taskmanager.bind-host"):
+        assert conf[key] == "127.0.0.1", key
+    assert conf["rest.port"] == 8082
+    assert conf["jobmanager.rpc.port"] == 6123
+    # Ephemeral ports are fine only because the bind-host keys above keep them on loopback.
+    assert str(conf["blob.server.port"]) == "0" and str(conf["taskmanager.rpc.port"]) == "0"
+
+
+def test_rendered_config_sizes_one_taskmanager_with_four_slots(tmp_path):
+    conf = yaml.safe_load(render_config(TEMPLATE, _settings(tmp_path), tmp_path / "data", 6123))
+    assert conf["jobmanager.memory.process.size"] == "1024m"
+    assert conf["taskmanager.memory.process.size"] == "1280m"
+    assert conf["taskmanager.numberOfTaskSlots"] == 4
+    assert "--add-opens=java.base/java.util=ALL-UNNAMED" in conf["env.java.opts.all"]  # Java 17
+
+
+def test_rendered_config_keeps_runtime_files_under_the_data_dir(tmp_path):
+    data = tmp_path / "with space" / "flink"
+    conf = yaml.safe_load(render_config(TEMPLATE, _settings(tmp_path), data, 6123))
+    for key in ("io.tmp.dirs", "web.tmpdir", "blob.storage.directory", "process.working-dir", "web.upload.dir"):
+        assert conf[key].startswith(f"{data}/"), key
+    assert conf["execution.checkpointing.dir"] == f"file://{data}/checkpoints"
+    assert "$" not in render_config(TEMPLATE, _settings(tmp_path), data, 6123)
+
+
+def test_rendered_config_follows_port_and_host_settings(tmp_path):
+    s = _settings(tmp_path, IOSCALE_FLINK_PORT="18082", IOSCALE_HOST="127.0.0.2")
+    conf = yaml.safe_load(render_config(TEMPLATE, s, tmp_path, 16123))
+    assert conf["rest.port"] == 18082 and conf["jobmanager.rpc.port"] == 16123
+    assert conf["rest.bind-address"] == conf["taskmanager.bind-host"] == "127.0.0.2"
+
+
+def test_unknown_placeholder_fails_loudly(tmp_path):
+    with pytest.raises(KeyError):
+        render_config("rest.port: ${flink_port}\n", _settings(tmp_path), tmp_path, 6123)
+
+
+def test_prepare_writes_conf_dir_and_is_idempotent(tmp_path):
+    c = _component(tmp_path)
+    c.prepare()
+    c.prepare()
+    conf = yaml.safe_load((c.conf_dir / "config.yaml").read_text())
+    assert c.conf_dir == c.settings.home / "data" / "flink" / "conf"
+    assert conf["io.tmp.dirs"] == str(c.data / "tmp") and (c.data / "tmp").is_dir()
+    log4j = (c.conf_dir / "log4j-console.properties").read_text()
+    assert "${sys:console.log.level:-WARN}" in log4j and "${sys:log.file}" in log4j
+    assert sorted(p.name for p in c.conf_dir.iterdir()) == ["config.yaml", "log4j-console.properties"]
+
+
+# -- processes -------------------------------------------------------------------------------------
+def test_processes_run_both_roles_in_the_foreground_with_our_dirs(tmp_path):
+    c = _component(tmp_path)
+    jm, tm = c.processes()
+    assert (jm.name, tm.name) == ("flink-jobmanager", "flink-taskmanager")
+    assert jm.argv[0].endswith("bin/jobmanager.sh") and jm.argv[1:] == ["start-foreground"]
+    assert tm.argv[0].endswith("bin/taskmanager.sh") and tm.argv[1:] == ["start-foreground"]
+    assert jm.ports == (8082, 6123)
+    for spec in (jm, tm):
+        assert spec.env["FLINK_CONF_DIR"] == str(c.conf_dir)
+        assert spec.env["FLINK_LOG_DIR"] == str(c.settings.log_dir)
+        assert spec.env["FLINK_PID_DIR"].startswith(str(c.settings.run_dir))
+        assert spec.log_file == c.settings.log_dir / f"{spec.name}.log"
+        assert spec.pid_file == c.settings.run_dir / f"{spec.name}.pid"
+
+
+def test_find_flink_home_needs_scripts_and_the_dist_jar(tmp_path):
+    home = tmp_path / "site" / "pyflink"
+    (home / "bin").mkdir(parents=True)
+    (home / "lib").mkdir()
+    (home / "bin" / "jobmanager.sh").write_text("#!/bin/sh\n")
+    assert flink.find_flink_home(tmp_path / "site") is None
+    (home / "lib" / "flink-dist-2.2.1.jar").write_bytes(b"")
+    assert flink.find_flink_home(tmp_path / "site") == home
+    assert flink.find_flink_home(tmp_path / "missing") is None
+
+
+# -- should the jar be rebuilt ---------------------------------------------------------------------
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "stream-jobs"
+    for rel in ("pom.xml", "src/main/java/io/ioscale/jobs/Job.java", "src/main/resources/x.properties",
+                "src/test/java/io/ioscale/JobTest.java", "target/ioscale-stream-jobs.jar"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    for p in root.rglob("*"):
+        if p.is_file():
+            os.utime(p, (1_000, 1_000))
+    os.utime(root / "target" / "ioscale-stream-jobs.jar", (2_000, 2_000))
+    return root
+
+
+def _jar(project: Path) -> Path:
+    return project / "target" / "ioscale-stream-jobs.jar"
+
+
+def test_fresh_jar_is_not_rebuilt(project):
+    assert not jar_is_stale(_jar(project), project)
+
+
+def test_missing_jar_is_built(project):
+    _jar(project).unlink()
+    assert jar_is_stale(_jar(project), project)
+
+
+@pytest.mark.parametrize("rel", ["pom.xml", "src/main/java/io/ioscale/jobs/Job.java", "src/main/resources/x.properties"])
+def test_newer_source_or_pom_rebuilds(project, rel):
+    os.utime(project / rel, (3_000, 3_000))
+    assert jar_is_stale(_jar(project), project)
+
+
+def test_newer_source_file_added_later_rebuilds(project):
+    new = project / "src/main/java/io/ioscale/functions/New.java"
+    new.parent.mkdir(parents=True)
+    new.write_text("class New {}")
+    assert jar_is_stale(_jar(project), project)
+
+
+def test_test_sources_do_not_rebuild_the_jar(project):
+    os.utime(project / "src/test/java/io/ioscale/JobTest.java", (3_000, 3_000))
+    assert not jar_is_stale(_jar(project), project)
+
+
+# -- should the job be submitted -------------------------------------------------------------------
+def _job(name: str, state: str, start: int) -> dict:
+    return {"jid": f"{name}-{start}", "name": name, "state": state, "start-time": start}
+
+
+@pytest.mark.parametrize("state", ["RUNNING", "CREATED", "RESTARTING", "INITIALIZING"])
+def test_active_job_is_not_submitted_again(state):
+    assert not should_submit({"ioscale-sample-monitor": state}, "ioscale-sample-monitor")
+
+
+@pytest.mark.parametrize("state", ["FAILED", "CANCELED", "FINISHED", "CANCELLING", None])
+def test_absent_or_ended_job_is_submitted(state):
+    states = {} if state is None else {"ioscale-sample-monitor": state}
+    assert should_submit(states, "ioscale-sample-monitor")
+
+
+def test_job_states_prefers_the_active_run_over_newer_ended_ones():
+    overview = {"jobs": [_job("a", "RUNNING", 100), _job("a", "FAILED", 200), _job("b", "CANCELED", 50)]}
+    assert job_states(overview) == {"a": "RUNNING", "b": "CANCELED"}
+
+
+def test_job_states_reports_the_newest_of_ended_runs():
+    overview = {"jobs": [_job("a", "FAILED", 300), _job("a", "CANCELED", 100)]}
+    assert job_states(overview) == {"a": "FAILED"}
+    assert job_states({"jobs": []}) == {}
+
+
+def test_configure_submits_only_jobs_that_are_not_active(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    calls: list[str] = []
+    monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
+    monkeypatch.setattr(c, "submit", lambda job: calls.append(job.name))
+
+    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "RUNNING"})
+    c.configure()
+    assert calls == []  # a running job: neither Maven nor a submission
+
+    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "FAILED", "other": "RUNNING"})
+    c.configure()
+    assert calls == ["build", "ioscale-sample-monitor"]
+
+
+def test_stream_jobs_point_at_the_stack_kafka(tmp_path):
+    (job,) = flink.stream_jobs(_settings(tmp_path, IOSCALE_KAFKA_PORT="19092"))
+    assert job == StreamJob(
+        "ioscale-sample-monitor", "io.ioscale.jobs.SampleMonitorJob",
+        ("--kafka-bootstrap", "127.0.0.1:19092", "--topic", "ioscale.io_samples"),
+    )
+
+
+def test_submit_replaces_old_uploads_and_runs_the_entry_class(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    jar = tmp_path / "ioscale-stream-jobs.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setattr(FlinkComponent, "job_jar", property(lambda self: jar))
+    calls: list[tuple[str, str]] = []
+    states = iter(["CREATED", "RUNNING"])
+
+    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+        calls.append((method, path))
+        if (method, path) == ("GET", "/jars"):
+            return {"files": [{"id": "old_ioscale-stream-jobs.jar", "name": "ioscale-stream-jobs.jar"},
+                              {"id": "x_other.jar", "name": "other.jar"}]}
+        if path == "/jars/upload":
+            assert kw["files"]["jarfile"][0] == "ioscale-stream-jobs.jar"
+            return {"filename": "/d/web/upload/new_ioscale-stream-jobs.jar", "status": "success"}
+        if path.endswith("/run"):
+            assert kw["json"] == {"entryClass": "E", "programArgsList": ["--a", "1"]}
+            return {"jobid": "j1"}
+        if path == "/jobs/j1":
+            return {"state": next(states)}
+        return None
+
+    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(flink.time, "sleep", lambda s: None)
+    assert c.submit(StreamJob("n", "E", ("--a", "1"))) == "j1"
+    assert calls == [("GET", "/jars"), ("DELETE", "/jars/old_ioscale-stream-jobs.jar"), ("POST", "/jars/upload"),
+                     ("POST", "/jars/new_ioscale-stream-jobs.jar/run"), ("GET", "/jobs/j1"), ("GET", "/jobs/j1")]
+
+
+def test_submit_reports_the_root_cause_of_a_failed_job(tmp_path, monkeypatch):
+    from ioscale.errors import StackError
+
+    c = _component(tmp_path)
+    jar = tmp_path / "ioscale-stream-jobs.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setattr(FlinkComponent, "job_jar", property(lambda self: jar))
+    replies = {
+        "/jars": {"files": []},
+        "/jars/upload": {"filename": "/u/a_ioscale-stream-jobs.jar"},
+        "/jars/a_ioscale-stream-jobs.jar/run": {"jobid": "j2"},
+        "/jobs/j2": {"state": "FAILED"},
+        "/jobs/j2/exceptions": {"rootException": "java.lang.IllegalArgumentException: unknown argument --x\n\tat ..."},
+    }
+    monkeypatch.setattr(c, "_rest", lambda method, path, timeout_s=0, **kw: replies[path])
+    with pytest.raises(StackError, match="FAILED.*unknown argument --x"):
+        c.submit(StreamJob("n", "E", ()))
+
+
+@pytest.mark.parametrize(
+    "jm_running,tm_running,stopped",
+    [(False, True, ["flink-taskmanager"]), (True, True, []), (False, False, []), (True, False, [])],
+)
+def test_prepare_stops_only_a_taskmanager_orphaned_by_its_jobmanager(tmp_path, monkeypatch, jm_running, tm_running,
+                                                                     stopped):
+    c = _component(tmp_path)
+    running = {"flink-jobmanager": jm_running, "flink-taskmanager": tm_running}
+    calls: list[str] = []
+    monkeypatch.setattr(flink.process, "is_running", lambda spec: running[spec.name])
+    monkeypatch.setattr(flink.process, "stop", lambda spec: calls.append(spec.name) or True)
+    c.prepare()
+    assert calls == stopped
+
+
+@pytest.mark.parametrize("jm_running,kept", [(False, False), (True, True)])
+def test_prepare_clears_runtime_caches_only_when_flink_is_down(tmp_path, monkeypatch, jm_running, kept):
+    c = _component(tmp_path)
+    monkeypatch.setattr(flink.process, "is_running", lambda spec: jm_running and spec.name == "flink-jobmanager")
+    for rel in ("blobs/job_1/blob_p-1", "tmp/spill", "web/upload/x_ioscale-stream-jobs.jar", "checkpoints/j1/chk-3/m"):
+        (c.data / rel).parent.mkdir(parents=True, exist_ok=True)
+        (c.data / rel).write_text("x")
+    c.prepare()
+    for rel in ("blobs/job_1/blob_p-1", "tmp/spill", "web/upload/x_ioscale-stream-jobs.jar"):
+        assert (c.data / rel).exists() == kept, rel
+    assert (c.data / "checkpoints/j1/chk-3/m").exists()
+    assert (c.data / "tmp").is_dir() and (c.data / "blobs").is_dir()
