@@ -1,0 +1,117 @@
+"""Superset configuration for the ioscale local stack: one local user, SQLite metadata, no phone-home.
+
+Loaded by Superset through ``SUPERSET_CONFIG_PATH``; everything it overrides is listed here.
+The launcher (``ioscale.stack.superset``) sets these environment variables; there are no defaults
+for secrets, so a missing variable stops Superset at start-up instead of running with a known key:
+
+    SUPERSET_SECRET_KEY          signs sessions and encrypts stored database passwords (secrets.env)
+    IOSCALE_SUPERSET_DATA_DIR    state directory: SQLite metadata DB, uploads (<home>/data/superset)
+
+Pinned for apache-superset==6.1.0 (see requirements.lock next to this file).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from datetime import timedelta
+
+
+def _required_env(name: str) -> str:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        raise RuntimeError(
+            f"{name} is not set; start Superset through `ioscale stack up`, which sets it from "
+            ".ioscale/secrets.env and the state directory"
+        )
+    return value
+
+
+# -- secrets and paths ---------------------------------------------------------------------------
+SECRET_KEY = _required_env("SUPERSET_SECRET_KEY")
+DATA_DIR = _required_env("IOSCALE_SUPERSET_DATA_DIR")
+# timeout: the web workers and CLI commands may touch SQLite at once; wait instead of failing.
+SQLALCHEMY_DATABASE_URI = f"sqlite:///{os.path.join(DATA_DIR, 'superset.db')}?check_same_thread=false"
+SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}
+UPLOAD_FOLDER = os.path.join(DATA_DIR, "uploads") + "/"
+
+# -- features --------------------------------------------------------------------------------------
+# Native filters and UUID-matched imports are built in since 4.x; these flags are the ones the
+# ioscale dashboards rely on or deliberately turn off.
+FEATURE_FLAGS: dict[str, bool] = {
+    # Jinja in dataset SQL ({{ filter_values('run_id') }}) for per-run virtual datasets.
+    "ENABLE_TEMPLATE_PROCESSING": True,
+    "DASHBOARD_VIRTUALIZATION": True,
+    "DRILL_TO_DETAIL": True,
+    # These need Celery workers, a browser or Redis, none of which the local stack runs.
+    "ALERT_REPORTS": False,
+    "THUMBNAILS": False,
+    "GLOBAL_ASYNC_QUERIES": False,
+    "SQLLAB_FORCE_RUN_ASYNC": False,
+    "TAGGING_SYSTEM": False,
+}
+# Live dashboards refresh every few seconds; no cap on the refresh interval, no nag message.
+SUPERSET_DASHBOARD_PERIODICAL_REFRESH_LIMIT = 0
+SUPERSET_DASHBOARD_PERIODICAL_REFRESH_WARNING_MESSAGE = None
+SQLLAB_TIMEOUT = int(timedelta(seconds=60).total_seconds())
+SUPERSET_WEBSERVER_TIMEOUT = int(timedelta(seconds=90).total_seconds())
+
+# -- caches ----------------------------------------------------------------------------------------
+# In-process caches: nothing to run beside Superset. Chart data is cached for 5 s only, so a
+# dashboard refreshing every 5 s shows new samples while repeated loads within a refresh are cheap.
+# Filter state and explore form data keep the default metastore cache: it lives in the metadata DB
+# and is therefore shared by all gunicorn workers (a per-process cache would lose permalinks).
+CACHE_CONFIG = {"CACHE_TYPE": "SimpleCache", "CACHE_DEFAULT_TIMEOUT": 300, "CACHE_KEY_PREFIX": "ioscale_"}
+DATA_CACHE_CONFIG = {"CACHE_TYPE": "SimpleCache", "CACHE_DEFAULT_TIMEOUT": 5, "CACHE_KEY_PREFIX": "ioscale_data_"}
+
+# -- security: local single user -------------------------------------------------------------------
+WTF_CSRF_ENABLED = True
+# Rate limits guard public servers; here they only add an in-memory store and its start-up warning.
+RATELIMIT_ENABLED = False
+AUTH_RATE_LIMITED = False
+RATELIMIT_STORAGE_URI = "memory://"
+SESSION_COOKIE_SECURE = False  # plain HTTP on 127.0.0.1
+SESSION_COOKIE_SAMESITE = "Lax"
+ENABLE_PROXY_FIX = False
+
+# -- no phone-home ---------------------------------------------------------------------------------
+# The 6.x front end embeds a tracking pixel and map tiles from third-party hosts; a content security
+# policy that allows only this server makes the browser refuse them. Theme fonts stay local too.
+THEME_FONT_URL_ALLOWED_DOMAINS: list[str] = []
+TALISMAN_ENABLED = True
+TALISMAN_CONFIG = {
+    "content_security_policy": {
+        "base-uri": ["'self'"],
+        "default-src": ["'self'"],
+        "img-src": ["'self'", "blob:", "data:"],
+        "worker-src": ["'self'", "blob:"],
+        "connect-src": ["'self'"],
+        "object-src": "'none'",
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "font-src": ["'self'", "data:"],
+        "script-src": ["'self'", "'strict-dynamic'"],
+    },
+    "content_security_policy_nonce_in": ["script-src"],
+    "force_https": False,
+    "session_cookie_secure": False,
+}
+CONTENT_SECURITY_POLICY_WARNING = False
+MAPBOX_API_KEY = ""
+# The "Report a bug" / documentation links point outside; hide them.
+BUG_REPORT_URL = None
+DOCUMENTATION_URL = None
+
+# -- logging ---------------------------------------------------------------------------------------
+# gunicorn sends stdout/stderr to .ioscale/logs/superset.log; INFO keeps start-up and errors visible.
+LOG_LEVEL = logging.INFO
+
+
+class _DropMissingSpinnerWarning(logging.Filter):
+    """6.1.0's wheel looks for its spinner SVG in the source tree it was built from and warns on
+    every page view; the page falls back to the bundled spinner, so the warning is only noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "default spinner SVG" not in record.getMessage()
+
+
+logging.getLogger("superset.views.base").addFilter(_DropMissingSpinnerWarning())
