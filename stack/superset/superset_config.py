@@ -29,10 +29,15 @@ def _required_env(name: str) -> str:
 
 # -- secrets and paths ---------------------------------------------------------------------------
 SECRET_KEY = _required_env("SUPERSET_SECRET_KEY")
-DATA_DIR = _required_env("IOSCALE_SUPERSET_DATA_DIR")
-# timeout: the web workers and CLI commands may touch SQLite at once; wait instead of failing.
-SQLALCHEMY_DATABASE_URI = f"sqlite:///{os.path.join(DATA_DIR, 'superset.db')}?check_same_thread=false"
-SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}
+if os.environ.get("SUPERSET_DB_URI"):
+    # docker-compose: PostgreSQL metadata DB (scheduled Alerts & Reports fail on SQLite upstream).
+    SQLALCHEMY_DATABASE_URI = os.environ["SUPERSET_DB_URI"]
+    DATA_DIR = os.environ.get("IOSCALE_SUPERSET_DATA_DIR", "/app/superset_home")
+else:
+    DATA_DIR = _required_env("IOSCALE_SUPERSET_DATA_DIR")
+    # timeout: the web workers and CLI commands may touch SQLite at once; wait instead of failing.
+    SQLALCHEMY_DATABASE_URI = f"sqlite:///{os.path.join(DATA_DIR, 'superset.db')}?check_same_thread=false"
+    SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}
 UPLOAD_FOLDER = os.path.join(DATA_DIR, "uploads") + "/"
 
 # -- features --------------------------------------------------------------------------------------
@@ -50,6 +55,24 @@ FEATURE_FLAGS: dict[str, bool] = {
     "SQLLAB_FORCE_RUN_ASYNC": False,
     "TAGGING_SYSTEM": False,
 }
+if os.environ.get("SUPERSET_CELERY_BROKER_URL"):
+    # docker-compose runs Celery worker + beat: Alerts & Reports on the saturation/SLO queries.
+    class CeleryConfig:
+        broker_url = os.environ["SUPERSET_CELERY_BROKER_URL"]
+        result_backend = os.environ.get("SUPERSET_CELERY_RESULT_BACKEND", broker_url)
+        imports = ("superset.sql_lab", "superset.tasks.scheduler")
+        worker_prefetch_multiplier = 1
+        task_acks_late = False
+        beat_schedule = {
+            "reports.scheduler": {"task": "reports.scheduler", "schedule": 60.0},
+            "reports.prune_log": {"task": "reports.prune_log", "schedule": 24 * 3600.0},
+        }
+
+    CELERY_CONFIG = CeleryConfig
+    FEATURE_FLAGS["ALERT_REPORTS"] = True
+    ALERT_REPORTS_NOTIFICATION_DRY_RUN = os.environ.get("SUPERSET_ALERTS_DRY_RUN", "true") == "true"
+    WEBDRIVER_BASEURL = "http://superset:8088/"
+
 # Live dashboards refresh every few seconds; no cap on the refresh interval, no nag message.
 SUPERSET_DASHBOARD_PERIODICAL_REFRESH_LIMIT = 0
 SUPERSET_DASHBOARD_PERIODICAL_REFRESH_WARNING_MESSAGE = None

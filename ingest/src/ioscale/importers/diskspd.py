@@ -1,0 +1,236 @@
+"""DISKSPD results (``-Rxml`` and ``-Rtext``) -> IoSamples, CpuSamples and run events.
+
+What DISKSPD writes (microsoft/diskspd ``XmlResultParser.cpp`` and ``ResultParser.cpp``):
+
+* per thread and target: read/write I/O counts and bytes for the measured time (warm-up and cool-down
+  excluded), with ``-L`` the mean latency per direction in ms (3 decimals);
+* per logical CPU: usage, user, kernel and idle percent, plus an average row;
+* with ``-L`` one percentile table per direction: XML has 0 (min), 1..99, 99.9 .. 99.9999999 (9 nines)
+  and 100 (max), over *all* threads and targets; text has min, 25/50/75/90/95/99, 3..9 nines and max, and
+  additionally one table per target when there are several targets. DISKSPD keeps a histogram internally
+  but never writes it, so these are percentiles, not buckets: they go to ``IoSample.percentile_q`` /
+  ``percentile_ns`` of the source they describe and are never averaged or merged here.
+
+Mapping (one DISKSPD instance = one host, or one VM under VMFleet):
+
+* IoSample per (target, direction), threads summed; ``ts_ms`` = start time + warm-up, ``interval_ms`` =
+  the actual test time DISKSPD reports. Percentiles go to the target's sample when the table covers that
+  target alone (per-target text tables, or a single-target run); a table over several targets goes to an
+  extra sample with ``target = "*"``, ``ops = bytes = latency_count = 0`` (so nothing is counted twice) and
+  tag ``aggregate = all_targets``. Tag ``percentile_sample_count`` is the number of I/Os behind a table:
+  quantiles beyond 1 - 1/N are just the maximum (FIELD-NOTES "Latency percentiles").
+* CpuSample per logical CPU plus the average (``cpu = -1``); scope HOST, or GUEST under VMFleet.
+* Each result timespan is a load step; several files whose measured intervals overlap form one step
+  (concurrent instances), otherwise each file is a step of its own.
+
+Not parsed: the ``-D`` per-interval IOPS buckets (``<Iops>``), ETW counters, ``<Distribution>`` ranges.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ioscale.model import CpuSample, CpuScope, IoSample
+from ioscale.importers.common import (
+    UNKNOWN_HOST,
+    ImportResult,
+    Issues,
+    Source,
+    StepSpan,
+    cpu_sample,
+    decode_text,
+    derive_run_id,
+    host_topology,
+    io_sample,
+    littles_law,
+    run_events,
+    step_load,
+)
+from ioscale.importers.diskspd_model import DIRECTIONS, DiskspdRun, Load, Percentiles, Timespan
+from ioscale.importers.diskspd_text import parse_text
+from ioscale.importers.diskspd_xml import parse_xml
+
+
+def import_diskspd(sources: Sequence[Source], run_id: str | None = None, *, start_ms: int | None = None,
+                   now_ms: int) -> ImportResult:
+    """Import DISKSPD XML or text results; concurrent files form one step, sequential files one each."""
+    result = ImportResult(run_id=run_id or derive_run_id("DISKSPD", sources))
+    parsed: list[tuple[str, DiskspdRun]] = []
+    for name, data in sources:
+        issues = Issues(name, result.errors)
+        run = parse_diskspd(data, issues, now_ms=now_ms)
+        if run is not None and run.timespans:
+            parsed.append((name, run))
+        elif run is not None:
+            issues.error("no result timespan found")
+    if not parsed:
+        return result
+
+    # Group timespans into steps: overlapping measured intervals run concurrently.
+    units: list[tuple[str, DiskspdRun, Timespan, int, int, str]] = []
+    for name, run in parsed:
+        issues = Issues(name, result.errors)
+        for ts, (start, end, basis) in zip(run.timespans, timespan_windows(run, issues, start_ms)):
+            if not ts.targets and not ts.cpus:
+                issues.warn("timespan holds no I/O or CPU results; skipped", field=f"timespan {ts.index + 1}")
+                continue
+            units.append((name, run, ts, start, end, basis))
+    if not units:
+        return result
+    units.sort(key=lambda u: (u[3], u[0], u[2].index))
+    steps: list[list[tuple[str, DiskspdRun, Timespan, int, int, str]]] = []
+    for u in units:
+        # Only intervals placed by the file's own clock can be compared; anchored ones stay apart.
+        timed = u[5] != "anchor"
+        if steps and timed and steps[-1][0][5] != "anchor" and u[3] < max(x[4] for x in steps[-1]):
+            steps[-1].append(u)
+        else:
+            steps.append([u])
+
+    spans: list[StepSpan] = []
+    hosts: dict[str, int] = {}
+    for step_index, members in enumerate(steps):
+        targets_total = 0
+        for name, run, ts, start, end, basis in members:
+            host = run.computer or UNKNOWN_HOST
+            hosts[host] = max(hosts.get(host, 0), run.logical_processors)
+            io, cpu = timespan_records(run, ts, run_id=result.run_id, step_index=step_index, host=host,
+                                       vm="", scope="HOST", start_ms=start, end_ms=end, time_basis=basis,
+                                       source_tags={"source_file": name})
+            result.io_samples.extend(io)
+            result.cpu_samples.extend(cpu)
+            targets_total += len(ts.targets)
+        first = members[0][2]
+        spans.append(StepSpan(
+            index=step_index, label=load_label(first.load),
+            start_ms=min(m[3] for m in members), end_ms=max(m[4] for m in members),
+            load=step_load(vm_count=0, targets_per_vm=max(1, targets_total // max(1, len(members))),
+                           workers_per_target=first.load.threads_per_target,
+                           outstanding_ios_per_target=first.load.outstanding,
+                           block_size_bytes=first.load.block_size_bytes,
+                           read_pct=100.0 - first.load.write_pct if first.load.write_pct is not None else 100.0,
+                           random_pct=first.load.random_pct if first.load.random_pct is not None else 100.0,
+                           config_labels={**first.load.labels, "instances": str(len(members))}),
+        ))
+    scenario = parsed[0][0].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    result.run_events = run_events(
+        run_id=result.run_id, tool="DISKSPD", scenario=scenario,
+        description=f"imported from {len(parsed)} DISKSPD result file(s)",
+        hosts=[host_topology(h, logical_processors=lp) for h, lp in sorted(hosts.items())], steps=spans,
+        tags={"diskspd_version": parsed[0][1].version, "format": parsed[0][1].fmt},
+    )
+    return result
+
+
+def parse_diskspd(data: bytes, issues: Issues, *, now_ms: int) -> DiskspdRun | None:
+    """Parse one DISKSPD output (XML if it starts with '<', else text). Never raises on bad input."""
+    text_start = decode_text(data[:4096]).lstrip()
+    if text_start.startswith("<"):
+        return parse_xml(data, issues, now_ms=now_ms)
+    return parse_text(decode_text(data), issues, now_ms=now_ms)
+
+
+def timespan_windows(run: DiskspdRun, issues: Issues, anchor_ms: int | None) -> list[tuple[int, int, str]]:
+    """(start, end, time_basis) of each timespan's measured interval.
+
+    DISKSPD records one start time for the whole run (before the first warm-up); later timespans start
+    after the previous one's duration and cool-down, so their times are estimates (basis ``estimated``).
+    """
+    out: list[tuple[int, int, str]] = []
+    if run.start_ms is not None:
+        cursor, basis = run.start_ms, "file"
+    else:
+        cursor, basis = (anchor_ms or 0), "anchor"
+        issues.warn("no start time in file; measurement times are anchored at "
+                    + ("the given start time" if anchor_ms is not None else "the Unix epoch"))
+    for k, ts in enumerate(run.timespans):
+        start = cursor + round((ts.warmup_s or 0.0) * 1000)
+        length = ts.test_time_ms if ts.test_time_ms is not None else round((ts.duration_s or 0.0) * 1000)
+        out.append((start, start + length, basis if k == 0 or basis != "file" else "estimated"))
+        cursor = start + length + round((ts.cooldown_s or 0.0) * 1000)
+    return out
+
+
+def load_label(load: Load) -> str:
+    parts = []
+    if load.block_size_bytes:
+        bs = load.block_size_bytes
+        parts.append(f"{bs // 1024}K" if bs % 1024 == 0 else f"{bs}B")
+    if load.random_pct is not None:
+        parts.append("random" if load.random_pct >= 100 else "seq" if load.random_pct <= 0
+                     else f"{load.random_pct:g}% random")
+    if load.write_pct is not None:
+        parts.append(f"{100 - load.write_pct:g}% read")
+    if load.outstanding:
+        parts.append(f"QD {load.outstanding}")
+    if load.threads_per_target:
+        parts.append(f"{load.threads_per_target} thread(s)/target")
+    return ", ".join(parts) or "DISKSPD run"
+
+
+def timespan_records(run: DiskspdRun, ts: Timespan, *, run_id: str, step_index: int, host: str, vm: str,
+                     scope: CpuScope, start_ms: int, end_ms: int, time_basis: str,
+                     source_tags: dict[str, str]) -> tuple[list[IoSample], list[CpuSample]]:
+    """IoSamples and CpuSamples of one measured timespan."""
+    interval = max(0, end_ms - start_ms)
+    base_tags = {**source_tags, "time_basis": time_basis, "diskspd_format": run.fmt}
+    if run.version:
+        base_tags["diskspd_version"] = run.version
+    io: list[IoSample] = []
+    expect = {"READ": ts.load.write_pct is not None and ts.load.write_pct < 100,
+              "WRITE": ts.load.write_pct is not None and ts.load.write_pct > 0}
+    single = len(ts.targets) == 1
+    for path, t in ts.targets.items():
+        chart = ts.charts.get(path) or (ts.charts.get("") if single else None)
+        for d in DIRECTIONS:
+            ops = t.ops[d]
+            if ops == 0 and not expect[d]:
+                continue
+            tags = {**base_tags, "threads": str(t.threads)}
+            if t.file_size_bytes is not None:
+                tags["file_size_bytes"] = str(t.file_size_bytes)
+            lat_count = lat_sum = 0
+            lat_sum_ms = t.lat_sum_ms[d]
+            if ts.latency_measured and ops and lat_sum_ms is not None:
+                lat_count, lat_sum = ops, round(lat_sum_ms * 1_000_000)
+                tags["latency_sum_basis"] = "mean_x_count"
+            kw = _chart_fields(chart.get(d) if chart else None, tags, ops)
+            outstanding = littles_law(ops, interval, lat_sum / lat_count if lat_count else None)
+            if outstanding:
+                tags["outstanding_ios_basis"] = "littles_law"
+            io.append(io_sample(ts_ms=start_ms, interval_ms=interval, run_id=run_id, step_index=step_index,
+                                host=host, vm=vm, target=path, direction=d, ops=ops, bytes_=t.bytes[d],
+                                outstanding_ios=outstanding, latency_count=lat_count, latency_sum_ns=lat_sum,
+                                tags=tags, **kw))
+    all_chart = ts.charts.get("")
+    if all_chart and not single and ts.targets:
+        for d in DIRECTIONS:
+            if d not in all_chart:
+                continue
+            n = sum(t.ops[d] for t in ts.targets.values())
+            tags = {**base_tags, "aggregate": "all_targets", "targets": str(len(ts.targets))}
+            kw = _chart_fields(all_chart[d], tags, n)
+            io.append(io_sample(ts_ms=start_ms, interval_ms=interval, run_id=run_id, step_index=step_index,
+                                host=host, vm=vm, target="*", direction=d, ops=0, bytes_=0, tags=tags, **kw))
+    cpu: list[CpuSample] = []
+    rows = list(ts.cpus) + ([ts.cpu_avg] if ts.cpu_avg is not None else [])
+    for row in rows:
+        cpu.append(cpu_sample(ts_ms=start_ms, interval_ms=interval, run_id=run_id, step_index=step_index,
+                              host=host, vm=vm, scope=scope, cpu=row.cpu,
+                              logical_processors=len(ts.cpus) if row.cpu == -1 else 0,
+                              utilization_pct=row.usage_pct, user_pct=row.user_pct,
+                              privileged_pct=row.kernel_pct, tags={**base_tags, **row.tags}))
+    return io, cpu
+
+
+def _chart_fields(p: Percentiles | None, tags: dict[str, str], n: int) -> dict:
+    if p is None:
+        return {}
+    rows = sorted(p.rows)
+    tags["percentile_sample_count"] = str(n)
+    return {"percentile_q": [q for q, _ in rows], "percentile_ns": [ns for _, ns in rows],
+            "latency_min_ns": p.min_ns or 0, "latency_max_ns": p.max_ns or 0}
+
+
+__all__ = ["import_diskspd", "parse_diskspd", "DiskspdRun", "Timespan", "timespan_records",
+           "timespan_windows", "load_label"]
