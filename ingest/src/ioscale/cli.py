@@ -59,6 +59,48 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(duration_s=args.duration_s, keep_running=not args.no_wait)
 
 
+def _endpoints(args: argparse.Namespace) -> tuple[str, str]:
+    from ioscale.stack.settings import StackSettings
+
+    settings = StackSettings.from_env()
+    return (args.bootstrap or settings.kafka_bootstrap, args.registry_url or settings.url("registry"))
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ioscale.importers import import_files
+
+    result = import_files(args.tool, [Path(p) for p in args.files], run_id=args.run_id, start_ms=args.start_ms)
+    for issue in result.errors:
+        print(f"{issue}", file=sys.stderr)
+    summary = (f"run {result.run_id}: {len(result.run_events)} run events, {len(result.io_samples)} I/O samples, "
+               f"{len(result.cpu_samples)} CPU samples, {len(result.port_samples)} port samples, "
+               f"{sum(1 for i in result.errors if i.severity == 'error')} errors, "
+               f"{sum(1 for i in result.errors if i.severity != 'error')} warnings")
+    if args.dry_run:
+        print(summary + " (dry run: nothing sent)")
+    else:
+        from confluent_kafka import Producer
+
+        from ioscale.producer import TelemetryProducer
+        from ioscale.publish import publish_import
+
+        bootstrap, registry = _endpoints(args)
+        producer = TelemetryProducer(bootstrap, registry)
+        dlq = Producer({"bootstrap.servers": bootstrap, "log_level": 3})
+        counts = publish_import(result, producer, dlq)
+        producer.flush()
+        dlq.flush(30)
+        print(summary + "; sent " + ", ".join(f"{n} to {t}" for t, n in counts.items()))
+    return ExitStatus.BAD_INPUT if result.has_errors else ExitStatus.OK
+
+
+def _add_endpoint_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bootstrap", help="Kafka bootstrap servers (default: the local stack's)")
+    p.add_argument("--registry-url", help="schema registry URL (default: the local stack's)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ioscale", description=__doc__.splitlines()[0])
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -69,6 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("components", nargs="*", help="limit to these components (default: all)")
     st.add_argument("-n", "--lines", type=int, default=40, help="log lines to show (logs)")
     st.set_defaults(func=_cmd_stack)
+
+    from ioscale.importers import IMPORTERS
+
+    imp = sub.add_parser("import", help="import result files of a load generator (after the fact)")
+    imp.add_argument("tool", choices=sorted(IMPORTERS), help="format of the files")
+    imp.add_argument("files", nargs="+", help="result files (or a directory for vmfleet)")
+    imp.add_argument("--run-id", help="run id (default: derived from the files' content)")
+    imp.add_argument("--start-ms", type=int, help="start time (epoch ms) for files that carry none")
+    imp.add_argument("--dry-run", action="store_true", help="parse and report only, send nothing")
+    _add_endpoint_args(imp)
+    imp.set_defaults(func=_cmd_import)
 
     demo = sub.add_parser("demo", help="stack up, then stream a demo sweep into the dashboards")
     demo.add_argument("--duration-s", type=float, default=120.0, help="how long the demo sweep runs")
