@@ -1,0 +1,25 @@
+package io.ioscale.analytics;
+
+/** Which throughput a scaling curve judges: I/Os per second, or MB/s (the same shape at a fixed block size). */
+public enum ThroughputMetric {
+    IOPS,
+    MB_PER_S;
+
+    public double of(StepSummary step) {
+        return this == IOPS ? step.iops() : step.mbPerS();
+    }
+
+    /** The config text: "iops" or "mb-per-s". */
+    public String key() {
+        return this == IOPS ? "iops" : "mb-per-s";
+    }
+
+    public static ThroughputMetric fromKey(String key) {
+        for (ThroughputMetric m : values()) {
+            if (m.key().equalsIgnoreCase(key)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("unknown throughput metric '" + key + "'; known: iops, mb-per-s");
+    }
+}
