@@ -1,0 +1,240 @@
+"""Versioned, append-only ClickHouse DDL: ``sql/migrations/NNNN_verb_object.sql``, applied in order.
+
+Rules (checked here, so a mistake fails `stack up` with a clear message rather than half a schema):
+
+- File names are ``NNNN_description.sql``: four digits, then lower-case words joined by ``_``.
+  Numbers are unique; files run in number order. Any other ``*.sql`` in the folder is an error.
+- One statement per file (a trailing ``;`` is allowed). Comments are welcome and are sent along.
+- ``{{name}}`` placeholders are filled from a dict before execution (e.g. ``{{kafka_bootstrap}}``,
+  ``{{registry_url}}``); an unknown name is an error. ClickHouse's own ``{name:Type}`` query
+  parameters use single braces and are left alone.
+- Each applied file is recorded in ``ioscale_meta.schema_migrations`` with the sha256 of its *raw*
+  content (before placeholders, so moving Kafka to another port does not "change" a migration).
+  Once applied, a file must never change: a different checksum is an error. Fix forward with a new
+  migration. An applied migration whose file disappeared is an error too.
+- Write statements with ``IF NOT EXISTS``: a crash between the DDL and its bookkeeping row re-runs
+  the statement on the next ``up``.
+
+The runner creates ``ioscale_meta`` and its ``schema_migrations`` table itself (idempotently) before
+reading it: the bookkeeping must exist before the first migration can be recorded, so it cannot be
+a migration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ioscale.errors import StackError
+from ioscale.stack.settings import StackSettings
+
+META_DATABASE = "ioscale_meta"
+MIGRATIONS_TABLE = f"{META_DATABASE}.schema_migrations"
+NAME_RE = re.compile(r"^(?P<number>\d{4})_(?P<description>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
+PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+BOOTSTRAP_SQL: tuple[str, ...] = (
+    f"CREATE DATABASE IF NOT EXISTS {META_DATABASE}",
+    f"""CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE}
+(
+    name         String,                  -- file name, e.g. 0001_create_database_ioscale.sql
+    sha256       FixedString(64),         -- hex digest of the file as committed (before placeholders)
+    applied_at   DateTime64(3, 'UTC')     DEFAULT now64(3),
+    duration_ms  UInt32
+)
+ENGINE = MergeTree
+ORDER BY name""",
+)
+
+
+class MigrationError(StackError):
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__("clickhouse", message, hint=hint)
+
+
+class Executor(Protocol):
+    """What the runner needs from a ClickHouse connection; tests pass a fake."""
+
+    def execute(self, sql: str) -> None: ...
+
+    def applied(self) -> dict[str, str]:
+        """name -> sha256 of every recorded migration."""
+        ...
+
+    def record(self, name: str, sha256: str, duration_ms: int) -> None: ...
+
+
+class ClickHouseExecutor:
+    """Executor over a clickhouse-connect client logged in as the admin user."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def execute(self, sql: str) -> None:
+        self.client.command(sql)
+
+    def applied(self) -> dict[str, str]:
+        rows = self.client.query(f"SELECT name, sha256 FROM {MIGRATIONS_TABLE}").result_rows
+        return {name: _text(digest) for name, digest in rows}
+
+    def record(self, name: str, sha256: str, duration_ms: int) -> None:
+        self.client.insert(MIGRATIONS_TABLE, [[name, sha256, duration_ms]],
+                           column_names=["name", "sha256", "duration_ms"])
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str  # file name
+    path: Path
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Report:
+    applied: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def migrations_dir(settings: StackSettings) -> Path:
+    return settings.repo / "sql" / "migrations"
+
+
+def discover(directory: Path) -> list[Migration]:
+    """All migrations in ``directory``, in order; malformed names and duplicate numbers are errors."""
+    if not directory.is_dir():
+        raise MigrationError(f"migrations folder {directory} does not exist")
+    found: list[Migration] = []
+    bad: list[str] = []
+    for path in sorted(directory.glob("*.sql")):
+        m = NAME_RE.match(path.name)
+        if not m:
+            bad.append(path.name)
+            continue
+        found.append(Migration(int(m["number"]), path.name, path, path.read_text(encoding="utf-8")))
+    if bad:
+        raise MigrationError(f"badly named migration file(s) in {directory}: {', '.join(bad)}",
+                             hint="name them NNNN_verb_object.sql, e.g. 0027_create_table_disk_samples.sql")
+    found.sort(key=lambda mig: mig.number)
+    for a, b in zip(found, found[1:]):
+        if a.number == b.number:
+            raise MigrationError(f"two migrations share number {a.number:04d}: {a.name} and {b.name}",
+                                 hint="give the newer one the next free number")
+    return found
+
+
+def render(migration: Migration, placeholders: Mapping[str, str]) -> str:
+    """The statement to execute: placeholders filled, trailing semicolon dropped, one statement checked."""
+    missing = sorted({n for n in PLACEHOLDER_RE.findall(migration.text) if n not in placeholders})
+    if missing:
+        raise MigrationError(
+            f"{migration.name} uses unknown placeholder(s) {', '.join('{{' + n + '}}' for n in missing)}",
+            hint=f"known placeholders: {', '.join(sorted(placeholders)) or '(none)'}",
+        )
+    sql = PLACEHOLDER_RE.sub(lambda m: placeholders[m.group(1)], migration.text)
+    statements = split_statements(sql)
+    if len(statements) != 1:
+        raise MigrationError(
+            f"{migration.name} holds {len(statements)} statements; migrations hold exactly one",
+            hint="split it into one file per statement",
+        )
+    return statements[0]
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split on top-level ``;``, aware of quotes and comments; statements with only comments vanish.
+
+    Each statement keeps its comments (they document the DDL in ``system.tables``' create query
+    only if kept, and ClickHouse accepts them).
+    """
+    statements: list[str] = []
+    start = 0
+    has_code = False
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"`":
+            has_code = True
+            i += 1
+            while i < n and sql[i] != c:
+                i += 2 if sql[i] == "\\" else 1
+            i += 1
+        elif sql.startswith("--", i) or c == "#":
+            end = sql.find("\n", i)
+            i = n if end < 0 else end + 1
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif c == ";":
+            if has_code:
+                statements.append(sql[start:i].strip())
+            start, has_code = i + 1, False
+            i += 1
+        else:
+            if not c.isspace():
+                has_code = True
+            i += 1
+    if has_code:
+        statements.append(sql[start:].strip())
+    return statements
+
+
+def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) -> Report:
+    """Apply every migration not yet recorded, in order. Idempotent: a second run applies nothing."""
+    todo = discover(directory)
+    # Render everything first: a bad placeholder in file 30 must not leave files 1-29 half applied.
+    rendered = {mig.name: render(mig, placeholders) for mig in todo}
+    for sql in BOOTSTRAP_SQL:
+        executor.execute(sql)
+    applied = executor.applied()
+    check_history(todo, applied)
+
+    report = Report()
+    for mig in todo:
+        if mig.name in applied:
+            report.skipped.append(mig.name)
+            continue
+        t0 = time.monotonic()
+        try:
+            executor.execute(rendered[mig.name])
+        except Exception as e:
+            raise MigrationError(
+                f"migration {mig.name} failed: {e}",
+                hint=f"fix {mig.path} (it was not recorded, so it is retried) and re-run `ioscale stack up`",
+            ) from e
+        executor.record(mig.name, mig.sha256, int((time.monotonic() - t0) * 1000))
+        report.applied.append(mig.name)
+    return report
+
+
+def check_history(migrations: Sequence[Migration], applied: Mapping[str, str]) -> None:
+    """Applied migrations must still exist, unchanged: the history is append-only."""
+    by_name = {m.name: m for m in migrations}
+    changed = [m for m in migrations if m.name in applied and applied[m.name] != m.sha256]
+    if changed:
+        details = "; ".join(f"{m.name} (applied {applied[m.name][:12]}, file now {m.sha256[:12]})" for m in changed)
+        raise MigrationError(
+            f"applied migration(s) changed since they ran: {details}",
+            hint="migrations are append-only: restore the file as applied (git checkout) and put the "
+                 "change in a new migration with the next number",
+        )
+    gone = sorted(set(applied) - set(by_name))
+    if gone:
+        raise MigrationError(
+            f"applied migration(s) missing from the migrations folder: {', '.join(gone)}",
+            hint="migrations are append-only: restore the file(s); to start over, stop ClickHouse and "
+                 "delete .ioscale/data/clickhouse",
+        )
