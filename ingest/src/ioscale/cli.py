@@ -96,6 +96,22 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return ExitStatus.BAD_INPUT if result.has_errors else ExitStatus.OK
 
 
+def _cmd_admin(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ioscale.stack.external import ExternalTargets, init_external
+    from ioscale.stack.progress import Progress
+    from ioscale.stack.settings import repo_root
+
+    targets = ExternalTargets(
+        kafka_bootstrap=args.kafka_bootstrap, registry_url=args.registry_url, clickhouse_url=args.clickhouse_url,
+        superset_bundle_out=Path(args.superset_bundle_out) if args.superset_bundle_out else None,
+        superset_clickhouse_host=args.superset_clickhouse_host,
+    )
+    init_external(targets, repo_root(), Progress())
+    return 0
+
+
 def _add_endpoint_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", help="Kafka bootstrap servers (default: the local stack's)")
     p.add_argument("--registry-url", help="schema registry URL (default: the local stack's)")
@@ -123,6 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_endpoint_args(imp)
     imp.set_defaults(func=_cmd_import)
 
+    adm = sub.add_parser("admin", help="initialise services run elsewhere (docker-compose, a lab cluster)")
+    adm.add_argument("action", choices=["init"])
+    adm.add_argument("--kafka-bootstrap", required=True)
+    adm.add_argument("--registry-url", required=True)
+    adm.add_argument("--clickhouse-url", required=True, help="HTTP URL; passwords come from CLICKHOUSE_<ROLE>_PASSWORD")
+    adm.add_argument("--superset-bundle-out", help="write the rendered dashboard bundle (zip) here")
+    adm.add_argument("--superset-clickhouse-host", help="ClickHouse host name as Superset reaches it")
+    adm.set_defaults(func=_cmd_admin)
+
     demo = sub.add_parser("demo", help="stack up, then stream a demo sweep into the dashboards")
     demo.add_argument("--duration-s", type=float, default=120.0, help="how long the demo sweep runs")
     demo.add_argument("--no-wait", action="store_true", help="return when the sweep has been sent")
@@ -145,6 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug or an unexpected server answer: say so briefly, details on request
+        if args.debug:
+            traceback.print_exc()
+        print(f"Error: {type(e).__name__}: {e}", file=sys.stderr)
+        if not args.debug:
+            print("Hint: re-run with --debug for the traceback", file=sys.stderr)
+        return int(ExitStatus.ERROR)
 
 
 if __name__ == "__main__":
