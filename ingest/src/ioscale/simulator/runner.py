@@ -1,0 +1,142 @@
+"""Paces the engine's record stream (real time or as fast as possible) and hands records to a producer.
+
+The simulator never imports Kafka: `run_simulation` takes any object with ``send(topic, record)`` and
+``flush()`` -- ioscale.producer.TelemetryProducer in production, a list-backed fake in tests.
+
+Real time: a batch of records is released when its simulated time is reached on the wall clock
+(samples at the end of their interval, events at their instant), divided by `speed` (speed 10 replays
+ten simulated seconds per wall second; timestamps stay on the simulated timeline, which starts now).
+Fast: no sleeping; timestamps run from start_ms.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ioscale import topics
+from ioscale.errors import IoscaleError
+from ioscale.simulator import scenarios
+from ioscale.simulator.engine import Batch, Engine
+
+Mode = Literal["fast", "realtime"]
+
+
+class RecordSink(Protocol):
+    def send(self, topic: str, record: dict[str, Any]) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class SimulationProgress:
+    scenario: str
+    run_key: str
+    step_label: str
+    records_sent: int
+    by_topic: dict[str, int]
+    sim_ms: int                 # simulated time reached
+    fraction_done: float        # of the scenario's intervals
+    elapsed_s: float            # wall clock
+    records_per_s: float
+    done: bool = False
+
+
+@dataclass
+class SimulationReport:
+    scenario: str
+    seed: int
+    start_ms: int
+    end_ms: int
+    records_sent: int = 0
+    by_topic: Counter[str] = field(default_factory=Counter)
+    elapsed_s: float = 0.0
+    run_ids: list[str] = field(default_factory=list)
+
+
+def make_engine(name: str, seed: int = 0, start_ms: int | None = None, *, step_s: int | None = None,
+                ramp_s: int | None = None, clock: Callable[[], float] = time.time) -> Engine:
+    scenario = scenarios.get(name)
+    if start_ms is None:  # now, on an interval boundary
+        now_ms = int(clock() * 1000)
+        start_ms = now_ms - now_ms % scenario.interval_ms
+    return Engine(scenario, seed, start_ms, step_s=step_s, ramp_s=ramp_s)
+
+
+def paced(engine: Engine, mode: Mode, speed: float = 1.0, *, clock: Callable[[], float] = time.time,
+          sleep: Callable[[float], None] = time.sleep) -> Iterator[Batch]:
+    """The engine's batches; in real-time mode each is held back until its simulated time (/ speed)."""
+    if mode not in ("fast", "realtime"):
+        raise IoscaleError(f"unknown mode {mode!r}", "use 'fast' or 'realtime'")
+    if speed <= 0:
+        raise IoscaleError(f"speed must be > 0, got {speed}")
+    if mode == "fast":
+        yield from engine.batches()
+        return
+    wall0 = clock()
+    for batch in engine.batches():
+        delay = wall0 + (batch.due_ms - engine.start_ms) / 1000.0 / speed - clock()
+        if delay > 0:
+            sleep(delay)
+        yield batch
+
+
+def simulate(name: str, seed: int = 0, mode: Mode = "fast", start_ms: int | None = None, speed: float = 1.0, *,
+             step_s: int | None = None, ramp_s: int | None = None, clock: Callable[[], float] = time.time,
+             sleep: Callable[[float], None] = time.sleep) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(topic, record) pairs of scenario `name`. Same seed and start_ms -> the same records, byte for byte.
+
+    start_ms defaults to now (on an interval boundary); pass it for a reproducible stream.
+    step_s / ramp_s override the scenario's step and ramp-up lengths (tests use short steps).
+    """
+    engine = make_engine(name, seed, start_ms, step_s=step_s, ramp_s=ramp_s, clock=clock)
+    for batch in paced(engine, mode, speed, clock=clock, sleep=sleep):
+        yield from batch.records
+
+
+def run_simulation(name: str, producer: RecordSink, seed: int = 0, realtime: bool = False, *,
+                   progress: Callable[[SimulationProgress], None] | None = None, speed: float = 1.0,
+                   start_ms: int | None = None, step_s: int | None = None, ramp_s: int | None = None,
+                   progress_every_s: float = 5.0, clock: Callable[[], float] = time.time,
+                   sleep: Callable[[float], None] = time.sleep) -> SimulationReport:
+    """Send scenario `name` to `producer`, flush, and return what was sent.
+
+    progress (optional) is called every `progress_every_s` of wall time and once at the end (done=True).
+    """
+    engine = make_engine(name, seed, start_ms, step_s=step_s, ramp_s=ramp_s, clock=clock)
+    report = SimulationReport(name, engine.seed, engine.start_ms, engine.end_ms)
+    total_ms = max(engine.end_ms - engine.start_ms, 1)
+    send = producer.send
+    by_topic: Counter[str] = report.by_topic
+    t0 = clock()
+    next_report = t0 + progress_every_s
+    sent = 0
+    batch: Batch | None = None
+
+    def snapshot(done: bool) -> SimulationProgress:
+        elapsed = clock() - t0
+        return SimulationProgress(
+            name, batch.run_key if batch else "", batch.step_label if batch else "", sent, dict(by_topic),
+            batch.due_ms if batch else engine.start_ms,
+            min(((batch.due_ms if batch else engine.start_ms) - engine.start_ms) / total_ms, 1.0),
+            elapsed, sent / elapsed if elapsed > 0 else 0.0, done)
+
+    for batch in paced(engine, "realtime" if realtime else "fast", speed, clock=clock, sleep=sleep):
+        for topic, record in batch.records:
+            send(topic, record)
+            by_topic[topic] += 1
+            if topic == topics.RUNS and record["event_type"] == "RUN_STARTED":
+                report.run_ids.append(record["run_id"])
+        sent += len(batch.records)
+        if progress is not None and clock() >= next_report:
+            progress(snapshot(False))
+            next_report = clock() + progress_every_s
+    producer.flush()
+    report.records_sent = sent
+    report.elapsed_s = clock() - t0
+    if progress is not None:
+        progress(snapshot(True))
+    return report
