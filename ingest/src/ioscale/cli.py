@@ -56,7 +56,31 @@ def print_endpoints(rows: list[tuple[str, str]]) -> None:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from ioscale.demo import run_demo
 
-    return run_demo(duration_s=args.duration_s, keep_running=not args.no_wait)
+    return run_demo(scenario=args.scenario, seed=args.seed, speed=args.speed)
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from ioscale.simulator import get_scenario, list_scenarios, run_simulation
+
+    if args.list or not args.scenario:
+        for sc in list_scenarios():
+            print(f"{sc.name:<24} {sc.duration_s():>6.0f} s  {sc.title}")
+            print(f"{'':<24} reproduces: {sc.reproduces}")
+        return 0
+    get_scenario(args.scenario)  # unknown name: error before connecting anywhere
+    from ioscale.producer import TelemetryProducer
+
+    bootstrap, registry = _endpoints(args)
+    producer = TelemetryProducer(bootstrap, registry)
+    report = run_simulation(
+        args.scenario, producer, seed=args.seed, realtime=not args.fast, speed=args.speed,
+        start_ms=args.start_ms, step_s=args.step_s, ramp_s=args.ramp_s,
+        progress=lambda p: print(f"[simulate] {p.fraction_done:4.0%} {p.run_key} {p.step_label} "
+                                 f"{p.records_sent} records ({p.records_per_s:.0f}/s)", file=sys.stderr, flush=True),
+    )
+    print(f"sent {report.records_sent} records for run(s) {', '.join(report.run_ids)} in {report.elapsed_s:.1f} s: "
+          + ", ".join(f"{n} to {t}" for t, n in sorted(report.by_topic.items())))
+    return 0
 
 
 def _endpoints(args: argparse.Namespace) -> tuple[str, str]:
@@ -139,6 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_endpoint_args(imp)
     imp.set_defaults(func=_cmd_import)
 
+    sim = sub.add_parser("simulate", help="stream a simulated fleet sweep (the seed studies, demos)")
+    sim.add_argument("--scenario", help="scenario name; without it, list the scenarios")
+    sim.add_argument("--list", action="store_true", help="list scenarios and the study figures they reproduce")
+    sim.add_argument("--seed", type=int, default=0, help="same seed and --start-ms: identical records")
+    sim.add_argument("--fast", action="store_true", help="as fast as possible with simulated timestamps (load generator)")
+    sim.add_argument("--speed", type=float, default=1.0, help="real-time mode: time compression factor")
+    sim.add_argument("--start-ms", type=int, help="timestamp of the first interval (default: now)")
+    sim.add_argument("--step-s", type=int, help="override each step's duration, seconds")
+    sim.add_argument("--ramp-s", type=int, help="override each step's ramp-up, seconds")
+    _add_endpoint_args(sim)
+    sim.set_defaults(func=_cmd_simulate)
+
     adm = sub.add_parser("admin", help="initialise services run elsewhere (docker-compose, a lab cluster)")
     adm.add_argument("action", choices=["init"])
     adm.add_argument("--kafka-bootstrap", required=True)
@@ -149,8 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     adm.set_defaults(func=_cmd_admin)
 
     demo = sub.add_parser("demo", help="stack up, then stream a demo sweep into the dashboards")
-    demo.add_argument("--duration-s", type=float, default=120.0, help="how long the demo sweep runs")
-    demo.add_argument("--no-wait", action="store_true", help="return when the sweep has been sent")
+    demo.add_argument("--scenario", default="demo", help="simulator scenario (see `ioscale simulate --list`)")
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--speed", type=float, default=1.0, help="time compression (2 = twice real time)")
     demo.set_defaults(func=_cmd_demo)
     return p
 
