@@ -13,10 +13,10 @@ def stack() -> StackEndpoints:
     from ioscale.stack.settings import load_secrets
 
     launcher = Launcher()
-    already_up = running_components(launcher)
-    if len(already_up) < len(launcher.status()):
-        launcher.up()  # installs what is missing, reuses what runs; progress on stderr
-    started = [n for n in (st.name for st in launcher.status()) if n not in already_up]
+    before = running_components(launcher)
+    if len(before) < len(launcher.status()):
+        launcher.up()  # installs what is missing, reuses what runs, resubmits jobs; progress on stderr
+    started = [n for n in (st.name for st in launcher.status()) if n not in before]
     yield from_settings(launcher.settings, load_secrets(launcher.settings), started_here=bool(started))
     # Components we found running belong to the developer; the ones we started, we stop.
     if started and not keep_stack():

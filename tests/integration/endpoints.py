@@ -55,8 +55,8 @@ def from_settings(settings: StackSettings, secrets: dict[str, str], started_here
 
 
 def running_components(launcher) -> set[str]:
-    """Components whose processes run and whose health check passes."""
-    return {st.name for st in launcher.status() if st.health is not None and st.health.ok}
+    """Components whose processes all run (healthy or not): those belong to whoever started them."""
+    return {st.name for st in launcher.status() if all(pid for _, pid in st.processes)}
 
 
 def keep_stack() -> bool:

@@ -136,6 +136,23 @@ def _cmd_admin(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sql(args: argparse.Namespace) -> int:
+    from ioscale import sqllib
+
+    if args.list or not args.name:
+        print(sqllib.format_query_list(), end="")
+        return 0
+    if args.describe:
+        print(sqllib.describe(args.name), end="")
+        return 0
+    from ioscale.stack.settings import StackSettings, load_secrets
+
+    settings = StackSettings.from_env()
+    print(sqllib.run(args.name, sqllib.parse_param_args(args.param), settings, load_secrets(settings), args.format),
+          end="")
+    return 0
+
+
 def _add_endpoint_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", help="Kafka bootstrap servers (default: the local stack's)")
     p.add_argument("--registry-url", help="schema registry URL (default: the local stack's)")
@@ -174,6 +191,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--ramp-s", type=int, help="override each step's ramp-up, seconds")
     _add_endpoint_args(sim)
     sim.set_defaults(func=_cmd_simulate)
+
+    from ioscale import sqllib
+
+    q = sub.add_parser("sql", help="run a named query of the SQL library (sql/queries)")
+    q.add_argument("name", nargs="?", help="query name; without it, list the queries")
+    q.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE")
+    q.add_argument("-f", "--format", choices=sqllib.FORMATS, default="table")
+    q.add_argument("--list", action="store_true", help="list the queries")
+    q.add_argument("--describe", action="store_true", help="show a query's parameters and columns")
+    q.set_defaults(func=_cmd_sql)
 
     adm = sub.add_parser("admin", help="initialise services run elsewhere (docker-compose, a lab cluster)")
     adm.add_argument("action", choices=["init"])

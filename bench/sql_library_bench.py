@@ -1,0 +1,204 @@
+"""SQL query library latency: every query of sql/queries against a simulated 320-VM, one-hour run.
+
+Target (ioscale issue 4): p95 <= 300 ms per query on a 320-VM, 1-hour run.
+
+    .ioscale/venv/bin/python bench/sql_library_bench.py               # generate once, wait for ClickHouse, measure
+    .ioscale/venv/bin/python bench/sql_library_bench.py --repeat 30
+    .ioscale/venv/bin/python bench/sql_library_bench.py --generate-only
+
+Data: the first run of scenario s2d-vmfleet-320 (Storage Spaces Direct, 4 nodes, VMFleet 4 KiB 70/30, 1 to 80
+VMs per node: 320 VMs in the last step), its 11 steps stretched to 5 s ramp-up + 322 s measured = 3597 s, about
+one hour: ~0.96 M I/O samples (each with a ~20-bucket histogram), ~0.51 M CPU and ~43 k port samples. It goes
+through the real pipeline (TelemetryProducer -> Kafka -> ClickHouse Kafka engine), so the tables hold what a
+live run would leave. Seed and start time are fixed, so the run_id is the same on every invocation: when
+ClickHouse already holds the whole run, generation is skipped (the machine has 2 shared cores; generating
+costs about a minute of both).
+
+Each query runs once cold (reported apart), then --repeat times on one reader connection, as a dashboard or a
+script would; wall time per call (HTTP round trip and result parsing included) and the server's own elapsed
+time (X-ClickHouse-Summary) are reported. Step queries take the last, largest step (320 VMs, 640 sources);
+four variants follow (every step at once, the other grain).
+Queries over the Flink result tables are skipped when those tables do not exist, and timed but flagged when
+they hold nothing for the run (the Flink job was not running when the data arrived).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+from ioscale import sqllib, topics
+from ioscale.producer import TelemetryProducer
+from ioscale.simulator import get_scenario
+from ioscale.simulator.engine import Engine, run_id_for
+from ioscale.stack.clickhouse import client
+from ioscale.stack.settings import StackSettings, load_secrets
+
+TARGET_P95_MS = 300.0
+SCENARIO = "s2d-vmfleet-320"
+SEED = 42
+START_MS = 1_790_100_000_000       # fixed: the same run_id every time (2026-09-22 UTC)
+STEP_S, RAMP_S = 322, 5            # 11 x (322 + 5) s = 3597 s
+LAST_STEP = 10                     # 80 VMs per node, 320 VMs
+TABLE_OF_TOPIC = {topics.IO_SAMPLES: "io_samples", topics.CPU_SAMPLES: "cpu_samples",
+                  topics.PORT_SAMPLES: "port_samples", topics.RUNS: "run_events"}
+
+
+def bench_engine() -> Engine:
+    scenario = get_scenario(SCENARIO)
+    one_run = replace(scenario, runs=scenario.runs[:1])   # the 4 KiB 70/30 sweep only: one run_id
+    return Engine(one_run, SEED, START_MS, step_s=STEP_S, ramp_s=RAMP_S)
+
+
+def expected_counts(engine: Engine) -> dict[str, int]:
+    """Rows each raw table must hold for the run: computed from the scenario, without generating it."""
+    counts = {t: 0 for t in TABLE_OF_TOPIC.values()}
+    run = engine.scenario.runs[0]
+    intervals = engine.step_intervals + engine.ramp_intervals
+    hosts = len(run.host.names)
+    counts["run_events"] = 2 + 2 * len(run.steps)
+    for step in run.steps:
+        for w in step.workloads:
+            directions = (w.read_pct > 0) + (w.read_pct < 100)
+            counts["io_samples"] += hosts * max(w.vm_count, 1) * w.targets_per_vm * directions * intervals
+            counts["cpu_samples"] += hosts * w.vm_count * intervals
+        counts["cpu_samples"] += hosts * 2 * intervals                      # HOST + ROOT_PARTITION per host
+        counts["port_samples"] += hosts * sum(len(p.port_ids()) for p in run.ports) * intervals
+    return counts
+
+
+def held(ch: Any, run_id: str) -> dict[str, int]:
+    query = sqllib.load("run_ingest_status")
+    result = sqllib.execute(query, sqllib.bind(query, {"run_id": run_id}), ch)
+    return {row[0]: int(row[1]) for row in result.rows}
+
+
+def generate(settings: StackSettings, engine: Engine) -> None:
+    producer = TelemetryProducer(settings.kafka_bootstrap, settings.url("registry"))
+    t0 = time.perf_counter()
+    sent = 0
+    for batch in engine.batches():
+        for topic, record in batch.records:
+            producer.send(topic, record)
+        sent += len(batch.records)
+        if sent % 200_000 < len(batch.records):
+            print(f"  generated {sent:,} records ({sent / (time.perf_counter() - t0):,.0f}/s)", flush=True)
+    producer.flush(300)
+    print(f"  sent {sent:,} records in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def wait_for(ch: Any, run_id: str, expected: dict[str, int], timeout_s: float) -> float:
+    t0 = time.perf_counter()
+    last: dict[str, int] = {}
+    while time.perf_counter() - t0 < timeout_s:
+        last = held(ch, run_id)
+        if all(last.get(t, 0) >= n for t, n in expected.items()):
+            return time.perf_counter() - t0
+        time.sleep(3)
+    raise SystemExit(f"ClickHouse holds {last} of {expected} after {timeout_s:.0f} s: is ingestion running?")
+
+
+def cases(run_id: str) -> list[tuple[str, str, dict[str, str]]]:
+    """(label, query, params): every query once with the heaviest step (or the whole run), plus the variants
+    a user reaches for next (every step at once, the other grain)."""
+    values = {"run_id": run_id, "run_a": run_id, "run_b": run_id, "step_index": str(LAST_STEP),
+              "since_hours": "0", "show_all": "true"}
+    out = []
+    for query in sqllib.list_queries():
+        out.append((query.name, query.name, {p.name: values[p.name] for p in query.params if p.name in values}))
+    out += [
+        ("step_latency_five_nines (all steps)", "step_latency_five_nines", {"run_id": run_id}),
+        ("lagging_vms (all steps)", "lagging_vms", {"run_id": run_id}),
+        ("step_latency_outliers (source, p99)", "step_latency_outliers",
+         {"run_id": run_id, "step_index": str(LAST_STEP), "grain": "source", "rank_by": "p99"}),
+        ("port_utilization (all steps)", "port_utilization", {"run_id": run_id}),
+    ]
+    return out
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile (the ceil(q x n)-th value): with 20 runs, p95 is the 19th."""
+    rank = max(1, min(len(sorted_values), -(-int(q * 1000) * len(sorted_values) // 1000)))
+    return sorted_values[rank - 1]
+
+
+def measure(ch: Any, run_id: str, repeat: int, only: list[str]) -> int:
+    width = 38
+    print(f"\n{'query':<{width}} {'rows':>6} {'cold ms':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
+          f"{'server p50':>10}  vs {TARGET_P95_MS:.0f} ms p95")
+    failures = 0
+    for label, name, params in cases(run_id):
+        if only and name not in only:
+            continue
+        query = sqllib.load(name)
+        values = sqllib.bind(query, params)
+        try:
+            t0 = time.perf_counter()
+            first = sqllib.execute(query, values, ch)
+            cold_ms = (time.perf_counter() - t0) * 1000
+        except Exception as e:  # noqa: BLE001 -- a Flink table that is not there: report, go on
+            print(f"{label:<{width}} skipped: {str(e)[:90]}")
+            continue
+        note = ""
+        if any(f"ioscale.{t}" in query.sql for t in ("scaling_curves", "usl_fits", "alerts")) and not first.rows:
+            note = "  (Flink table empty for this run)"
+        wall: list[float] = []
+        server: list[float] = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            r = sqllib.execute(query, values, ch)
+            wall.append((time.perf_counter() - t0) * 1000)
+            if r.elapsed_ns is not None:
+                server.append(r.elapsed_ns / 1e6)
+        wall.sort()
+        p95 = percentile(wall, 0.95)
+        verdict = "ok" if p95 <= TARGET_P95_MS else "OVER"
+        failures += verdict != "ok"
+        srv = f"{statistics.median(server):>10.1f}" if server else f"{'-':>10}"
+        print(f"{label:<{width}} {len(first.rows):>6} {cold_ms:>8.1f} {statistics.median(wall):>8.1f} {p95:>8.1f} "
+              f"{wall[-1]:>8.1f} {srv}  {verdict}{note}", flush=True)
+    return failures
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=20, help="timed runs per query after the cold one (default 20)")
+    p.add_argument("--only", nargs="*", default=[], help="measure only these queries (by name)")
+    p.add_argument("--generate-only", action="store_true", help="make sure ClickHouse holds the run, then stop")
+    p.add_argument("--timeout-s", type=float, default=900.0, help="how long to wait for ClickHouse to ingest")
+    args = p.parse_args()
+
+    settings = StackSettings.from_env()
+    secrets = load_secrets(settings)
+    engine = bench_engine()
+    run_id = run_id_for(engine.scenario.name, engine.scenario.runs[0].key, START_MS, SEED)
+    expected = expected_counts(engine)
+    print(f"run {run_id}: {engine.scenario.step_count} steps x ({RAMP_S} + {STEP_S}) s = "
+          f"{(engine.end_ms - engine.start_ms) / 1000:.0f} s; expected rows "
+          + ", ".join(f"{t} {n:,}" for t, n in expected.items()))
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    with client(settings, secrets, "reader") as ch:
+        have = held(ch, run_id)
+        if all(have.get(t, 0) >= n for t, n in expected.items()):
+            print("ClickHouse already holds the whole run: generation skipped")
+        else:
+            if any(have.values()):
+                print(f"ClickHouse holds part of the run ({have}): sending it again (FINAL collapses duplicates)")
+            generate(settings, engine)
+            waited = wait_for(ch, run_id, expected, args.timeout_s)
+            print(f"  ClickHouse had every row {waited:.1f} s after the producer's flush")
+        if args.generate_only:
+            return 0
+        failures = measure(ch, run_id, args.repeat, args.only)
+    print(f"\n{failures} case{'' if failures == 1 else 's'} over the {TARGET_P95_MS:.0f} ms p95 target; "
+          f"load average now {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
