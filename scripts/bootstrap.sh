@@ -31,6 +31,10 @@ apt_pkgs=()
 if (( want_test )); then
   command -v fio >/dev/null || apt_pkgs+=(fio)
   command -v docker-compose >/dev/null || apt_pkgs+=(docker-compose)
+  # The dashboard test drives Debian's chromium through playwright (no browser download).
+  [[ -x /usr/bin/chromium ]] || apt_pkgs+=(chromium)
+  # Fonts so screenshots render text (chromium's own dependency set is minimal without recommends).
+  dpkg -s fonts-dejavu-core >/dev/null 2>&1 || apt_pkgs+=(fonts-dejavu-core)
 fi
 if (( ${#apt_pkgs[@]} )); then
   if [[ $(id -u) -ne 0 ]]; then
