@@ -148,6 +148,14 @@ def test_newer_source_file_added_later_rebuilds(project):
     assert jar_is_stale(_jar(project), project)
 
 
+def test_newer_schema_rebuilds_the_jar_that_carries_it(project):
+    schema = project.parent / "schema" / "io_sample.avsc"
+    schema.parent.mkdir()
+    schema.write_text("{}")
+    os.utime(schema, (3_000, 3_000))
+    assert jar_is_stale(_jar(project), project)
+
+
 def test_test_sources_do_not_rebuild_the_jar(project):
     os.utime(project / "src/test/java/io/ioscale/JobTest.java", (3_000, 3_000))
     assert not jar_is_stale(_jar(project), project)
@@ -186,21 +194,111 @@ def test_configure_submits_only_jobs_that_are_not_active(tmp_path, monkeypatch):
     monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
     monkeypatch.setattr(c, "submit", lambda job: calls.append(job.name))
 
-    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "RUNNING"})
+    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "RUNNING", "ioscale-analytics": "RUNNING"})
     c.configure()
-    assert calls == []  # a running job: neither Maven nor a submission
+    assert calls == []  # running jobs: neither Maven nor a submission
 
-    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "FAILED", "other": "RUNNING"})
+    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "FAILED", "ioscale-analytics": "RUNNING",
+                                            "other": "RUNNING"})
     c.configure()
     assert calls == ["build", "ioscale-sample-monitor"]
 
 
 def test_stream_jobs_point_at_the_stack_kafka(tmp_path):
-    (job,) = flink.stream_jobs(_settings(tmp_path, IOSCALE_KAFKA_PORT="19092"))
-    assert job == StreamJob(
+    jobs = {j.name: j for j in flink.stream_jobs(_settings(tmp_path, IOSCALE_KAFKA_PORT="19092"))}
+    assert jobs["ioscale-sample-monitor"] == StreamJob(
         "ioscale-sample-monitor", "io.ioscale.jobs.SampleMonitorJob",
         ("--kafka-bootstrap", "127.0.0.1:19092", "--topic", "ioscale.io_samples"),
     )
+    assert sorted(jobs) == ["ioscale-analytics", "ioscale-sample-monitor"]
+
+
+def test_analytics_job_gets_the_stack_services_and_no_password_in_its_arguments(tmp_path):
+    s = _settings(tmp_path, IOSCALE_KAFKA_PORT="19092", IOSCALE_CLICKHOUSE_HTTP_PORT="18123",
+                  IOSCALE_REGISTRY_PORT="18081")
+    job = {j.name: j for j in flink.stream_jobs(s)}["ioscale-analytics"]
+    args = dict(zip(job.program_args[::2], job.program_args[1::2]))
+    assert job.entry_class == "io.ioscale.jobs.AnalyticsJob"
+    assert args["--kafka-bootstrap"] == "127.0.0.1:19092"
+    assert args["--registry-url"] == "http://127.0.0.1:18081"
+    assert args["--clickhouse-url"] == "http://127.0.0.1:18123"
+    assert args["--clickhouse-user"] == "ioscale_flink"
+    assert args["--clickhouse-password-file"] == str(s.secrets_file)
+    assert "--clickhouse-password" not in args
+    assert job.checkpoint_dir == s.home / "data" / "flink" / "checkpoints" / "ioscale-analytics"
+    assert args["--checkpoint-dir"] == job.checkpoint_dir.as_uri()
+
+
+def _checkpoint(root: Path, job_id: str, n: int, mtime: float, complete: bool = True) -> Path:
+    d = root / job_id / f"chk-{n}"
+    d.mkdir(parents=True)
+    if complete:
+        (d / "_metadata").write_bytes(b"m")
+        os.utime(d / "_metadata", (mtime, mtime))
+    return d
+
+
+def test_latest_checkpoint_is_the_newest_complete_one(tmp_path):
+    root = tmp_path / "cp"
+    assert flink.latest_checkpoint(root) is None
+    assert flink.latest_checkpoint(None) is None
+    _checkpoint(root, "old", 7, 1_000)
+    newest = _checkpoint(root, "new", 3, 2_000)
+    _checkpoint(root, "new", 4, 3_000, complete=False)  # cut short: no _metadata
+    assert flink.latest_checkpoint(root) == newest
+
+
+def test_stale_checkpoint_dirs_are_the_other_runs(tmp_path):
+    root = tmp_path / "cp"
+    for job_id in ("a", "b", "c"):
+        _checkpoint(root, job_id, 1, 1_000)
+    assert [p.name for p in flink.stale_checkpoint_dirs(root, {"b", "c"})] == ["a"]
+    assert flink.stale_checkpoint_dirs(tmp_path / "missing", set()) == []
+
+
+def _fake_cluster(c, monkeypatch, tmp_path, run_states: list[str]):
+    """A REST API whose runs end in run_states (one per /run); returns the bodies posted to /run."""
+    jar = tmp_path / "ioscale-stream-jobs.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setattr(FlinkComponent, "job_jar", property(lambda self: jar))
+    monkeypatch.setattr(flink.time, "sleep", lambda s: None)
+    bodies: list[dict] = []
+
+    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+        if path == "/jars":
+            return {"files": []}
+        if path == "/jars/upload":
+            return {"filename": "/u/a_ioscale-stream-jobs.jar"}
+        if path.endswith("/run"):
+            bodies.append(kw["json"])
+            return {"jobid": f"j{len(bodies)}"}
+        if path.endswith("/exceptions"):
+            return {"rootException": "java.lang.IllegalStateException: Failed to rollback to checkpoint"}
+        return {"state": run_states[int(path.split("/j")[-1]) - 1]}
+
+    monkeypatch.setattr(c, "_rest", fake_rest)
+    return bodies
+
+
+def test_submit_restores_the_newest_checkpoint_and_prunes_older_runs(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    root = tmp_path / "cp"
+    _checkpoint(root, "older", 9, 1_000)
+    newest = _checkpoint(root, "previous", 12, 2_000)
+    bodies = _fake_cluster(c, monkeypatch, tmp_path, ["RUNNING"])
+    assert c.submit(StreamJob("a", "E", ("--x", "1"), checkpoint_dir=root)) == "j1"
+    assert bodies == [{"entryClass": "E", "programArgsList": ["--x", "1"], "savepointPath": newest.as_uri(),
+                       "allowNonRestoredState": False}]
+    assert sorted(p.name for p in root.iterdir()) == ["previous"]  # kept until the new run checkpoints
+
+
+def test_submit_starts_fresh_when_the_restore_fails(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    root = tmp_path / "cp"
+    _checkpoint(root, "previous", 12, 2_000)
+    bodies = _fake_cluster(c, monkeypatch, tmp_path, ["FAILED", "RUNNING"])
+    assert c.submit(StreamJob("a", "E", (), checkpoint_dir=root)) == "j2"
+    assert "savepointPath" in bodies[0] and "savepointPath" not in bodies[1]
 
 
 def test_submit_replaces_old_uploads_and_runs_the_entry_class(tmp_path, monkeypatch):

@@ -14,10 +14,22 @@ Where things live (``<home>`` is ``StackSettings.home``):
     <home>/logs/flink-{jobmanager,taskmanager}.log      console output (WARN and above)
     <home>/logs/flink-ioscale-<service>-0-<host>.log    Flink's full INFO logs (shown in the UI)
 
-Jobs: ``configure()`` builds ``stream-jobs/target/ioscale-stream-jobs.jar`` when a source is newer
-than the jar and submits each job over the REST API unless a job of that name is already active.
-The cluster has no HA store, so a restarted JobManager has no jobs and ``up`` submits them again;
-they resume from the Kafka offsets committed by their last checkpoint.
+Jobs: ``configure()`` builds ``stream-jobs/target/ioscale-stream-jobs.jar`` when a source (or a schema in
+``schema/``, which the jar carries) is newer than the jar and submits each job over the REST API unless a
+job of that name is already active. The cluster has no HA store, so a restarted JobManager has no jobs and
+``up`` submits them again:
+
+- ``ioscale-sample-monitor`` resumes from the Kafka offsets committed by its last checkpoint (it keeps no
+  state worth restoring);
+- ``ioscale-analytics`` writes its checkpoints to ``<home>/data/flink/checkpoints/ioscale-analytics/<job id>/``
+  and retains them when the cluster stops; it is resubmitted from the newest complete one (``savepointPath``),
+  so its windows, steps and Kafka offsets continue where they were: nothing is lost, and what the restored
+  job writes to ClickHouse again replaces the rows it had written (ReplacingMergeTree). If the restore fails
+  (e.g. the job changed incompatibly) it starts fresh from the committed offsets, with a warning.
+
+The analytics job logs in to ClickHouse as ``ioscale_flink``; it reads the password from
+``secrets.env`` (``--clickhouse-password-file``), so the password is not in its arguments, which the Flink
+REST API shows.
 """
 
 from __future__ import annotations
@@ -39,7 +51,7 @@ from ioscale.stack.commands import run_logged
 from ioscale.stack import process
 from ioscale.stack.component import Component, Endpoint, Health
 from ioscale.stack.process import ProcessSpec
-from ioscale.stack.settings import StackSettings
+from ioscale.stack.settings import CLICKHOUSE_USERS, StackSettings
 
 FLINK_VERSION = "2.2.1"
 PIP_REQUIREMENTS = (f"apache-flink=={FLINK_VERSION}", f"apache-flink-libraries=={FLINK_VERSION}")
@@ -57,22 +69,49 @@ SUBMIT_TIMEOUT_S = 120.0
 ACTIVE_JOB_STATES = frozenset({"INITIALIZING", "CREATED", "RUNNING", "FAILING", "RESTARTING", "RECONCILING"})
 
 
+ANALYTICS_JOB = "ioscale-analytics"
+
+
 @dataclass(frozen=True)
 class StreamJob:
-    """One job of the stream-jobs jar: the name it runs under, its entry class, its arguments."""
+    """One job of the stream-jobs jar: the name it runs under, its entry class, its arguments.
+
+    ``checkpoint_dir``: where the job retains its checkpoints (``<dir>/<job id>/chk-<n>/``); when set, a
+    submission restores the newest complete one. None: the job starts from its committed Kafka offsets.
+    """
 
     name: str
     entry_class: str
     program_args: tuple[str, ...]
+    checkpoint_dir: Path | None = None
+
+
+def checkpoint_dir(settings: StackSettings, job_name: str) -> Path:
+    return settings.data_dir / "flink" / "checkpoints" / job_name
 
 
 def stream_jobs(settings: StackSettings) -> list[StreamJob]:
     """The jobs the local stack runs, with arguments pointing at the local services."""
+    analytics_checkpoints = checkpoint_dir(settings, ANALYTICS_JOB)
     return [
         StreamJob(
             name="ioscale-sample-monitor",
             entry_class="io.ioscale.jobs.SampleMonitorJob",
             program_args=("--kafka-bootstrap", settings.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
+        ),
+        StreamJob(
+            name=ANALYTICS_JOB,
+            entry_class="io.ioscale.jobs.AnalyticsJob",
+            program_args=(
+                "--kafka-bootstrap", settings.kafka_bootstrap,
+                "--registry-url", settings.url("registry"),
+                "--clickhouse-url", settings.url("clickhouse_http"),
+                "--clickhouse-user", CLICKHOUSE_USERS["flink"],
+                # The password stays in secrets.env: program arguments are visible over Flink's REST API.
+                "--clickhouse-password-file", str(settings.secrets_file),
+                "--checkpoint-dir", analytics_checkpoints.as_uri(),
+            ),
+            checkpoint_dir=analytics_checkpoints,
         ),
     ]
 
@@ -99,13 +138,38 @@ def render_config(template: str, settings: StackSettings, data_dir: Path, rpc_po
 
 
 def jar_is_stale(jar: Path, project: Path) -> bool:
-    """True when ``jar`` is missing or older than ``pom.xml`` or any file under ``src/main``."""
+    """True when ``jar`` is missing or older than ``pom.xml``, any file under ``src/main``, or an Avro schema
+    in ``../schema`` (the build copies them into the jar as the jobs' reader schemas)."""
     try:
         jar_mtime = jar.stat().st_mtime
     except FileNotFoundError:
         return True
-    sources: Iterable[Path] = [project / "pom.xml", *(p for p in (project / "src" / "main").rglob("*") if p.is_file())]
+    sources: Iterable[Path] = [
+        project / "pom.xml",
+        *(p for p in (project / "src" / "main").rglob("*") if p.is_file()),
+        *(project.parent / "schema").glob("*.avsc"),
+    ]
     return any(p.stat().st_mtime > jar_mtime for p in sources if p.exists())
+
+
+def latest_checkpoint(directory: Path | None) -> Path | None:
+    """The newest complete checkpoint under ``directory`` (``<job id>/chk-<n>/`` holding ``_metadata``).
+
+    Flink writes ``_metadata`` last, so a checkpoint without it was cut short and is skipped.
+    """
+    if directory is None or not directory.is_dir():
+        return None
+    complete = [m.parent for m in directory.glob("*/chk-*/_metadata") if m.is_file()]
+    if not complete:
+        return None
+    return max(complete, key=lambda d: ((d / "_metadata").stat().st_mtime, int(d.name.split("-", 1)[1])))
+
+
+def stale_checkpoint_dirs(directory: Path, keep: set[str]) -> list[Path]:
+    """Job directories under ``directory`` other than ``keep`` (job ids): runs a newer run has replaced."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.is_dir() and p.name not in keep)
 
 
 def job_states(overview: dict[str, Any]) -> dict[str, str]:
@@ -318,7 +382,11 @@ class FlinkComponent(Component):
             raise StackError(self.name, f"the build finished but {self.job_jar} is missing", str(self.build_log))
 
     def submit(self, job: StreamJob, running_timeout_s: float = 90.0) -> str:
-        """Upload the jar (replacing earlier uploads of it) and run ``job``; wait until it is RUNNING."""
+        """Upload the jar (replacing earlier uploads of it) and run ``job``; wait until it is RUNNING.
+
+        A job with a checkpoint directory is restored from its newest complete checkpoint; if that fails, it
+        is started fresh (from its committed Kafka offsets) with a warning rather than not at all.
+        """
         t0 = time.monotonic()
         self.ui.step(f"{self.name}: submitting {job.name}")
         for old in self._rest("GET", "/jars").get("files", []):
@@ -328,15 +396,37 @@ class FlinkComponent(Component):
             uploaded = self._rest("POST", "/jars/upload", timeout_s=SUBMIT_TIMEOUT_S,
                                   files={"jarfile": (JOB_JAR_NAME, f, "application/x-java-archive")})
         jar_id = Path(uploaded["filename"]).name
-        run = self._rest("POST", f"/jars/{jar_id}/run", timeout_s=SUBMIT_TIMEOUT_S,
-                         json={"entryClass": job.entry_class, "programArgsList": list(job.program_args)})
+        restore = latest_checkpoint(job.checkpoint_dir)
+        if restore is not None:
+            try:
+                job_id = self._run(job, jar_id, restore, running_timeout_s)
+            except StackError as e:
+                self.ui.warn(f"{self.name}: {job.name} did not restore from {restore} ({e}); "
+                             "starting it fresh from its committed Kafka offsets")
+                job_id = self._run(job, jar_id, None, running_timeout_s)
+        else:
+            job_id = self._run(job, jar_id, None, running_timeout_s)
+        if job.checkpoint_dir is not None:
+            # Older runs' checkpoints are superseded once the new run is up (its own go to <dir>/<job id>).
+            keep = {job_id} | ({restore.parent.name} if restore is not None else set())
+            for stale in stale_checkpoint_dirs(job.checkpoint_dir, keep):
+                shutil.rmtree(stale, ignore_errors=True)
+        how = f" from {restore.parent.name}/{restore.name}" if restore is not None else ""
+        self.ui.done(f"{self.name}: {job.name} RUNNING as {job_id}{how} ({time.monotonic() - t0:.1f}s)")
+        return job_id
+
+    def _run(self, job: StreamJob, jar_id: str, restore: Path | None, running_timeout_s: float) -> str:
+        body: dict[str, Any] = {"entryClass": job.entry_class, "programArgsList": list(job.program_args)}
+        if restore is not None:
+            body["savepointPath"] = restore.as_uri()
+            body["allowNonRestoredState"] = False
+        run = self._rest("POST", f"/jars/{jar_id}/run", timeout_s=SUBMIT_TIMEOUT_S, json=body)
         job_id = run["jobid"]
         deadline = time.monotonic() + running_timeout_s
         state = "UNKNOWN"
         while time.monotonic() < deadline:
             state = self._rest("GET", f"/jobs/{job_id}").get("state", "UNKNOWN")
             if state == "RUNNING":
-                self.ui.done(f"{self.name}: {job.name} RUNNING as {job_id} ({time.monotonic() - t0:.1f}s)")
                 return job_id
             if state in ("FAILED", "CANCELED", "FINISHED"):
                 break

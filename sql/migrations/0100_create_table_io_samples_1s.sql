@@ -1,0 +1,58 @@
+-- I/O rollup per source and direction over 1s event-time windows: one row per (run, step, host, VM,
+-- target, direction, window). Rates: ops / T, bytes / 10^6 / T, outstanding = sum(outstanding x interval) / T,
+-- T = max(window, longest sample interval). Latency: exact count/sum/min/max/mean from the samples' fields;
+-- quantiles from the merged histogram (sparse buckets kept, so rows merge further with sumMap), each with the
+-- too-few-samples flag (value = exact max when N < ceil(10 / (1 - q))).
+-- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
+-- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
+-- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
+-- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
+-- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+CREATE TABLE IF NOT EXISTS ioscale.io_samples_1s
+(
+    window_start          DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1)),
+    window_end            DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1)),
+    run_id                LowCardinality(String),
+    step_index            Int32                   CODEC(T64, ZSTD(1)),
+    host                  LowCardinality(String),
+    vm                    LowCardinality(String),
+    target                LowCardinality(String),
+    direction             LowCardinality(String),
+    samples               UInt64                  CODEC(T64, ZSTD(1)),
+    ops                   UInt64                  CODEC(T64, ZSTD(1)),
+    bytes                 UInt64                  CODEC(T64, ZSTD(1)),
+    errors                UInt64                  CODEC(T64, ZSTD(1)),
+    iops                  Float64                 CODEC(Gorilla, ZSTD(1)),
+    mb_per_s              Float64                 CODEC(Gorilla, ZSTD(1)),
+    outstanding_ios       Float64                 CODEC(Gorilla, ZSTD(1)),
+    latency_count         UInt64                  CODEC(T64, ZSTD(1)),
+    latency_sum_ns        UInt64                  CODEC(T64, ZSTD(1)),
+    latency_min_ns        UInt64                  CODEC(T64, ZSTD(1)),
+    latency_max_ns        UInt64                  CODEC(T64, ZSTD(1)),
+    latency_mean_ns       Nullable(Float64)       CODEC(Gorilla, ZSTD(1)),
+    latency_hist_scheme   UInt8,
+    latency_bucket_index  Array(UInt16)           CODEC(ZSTD(1)),
+    latency_bucket_count  Array(UInt64)           CODEC(ZSTD(1)),
+    latency_n             UInt64                  CODEC(T64, ZSTD(1)),
+    p50_ns                UInt64                  CODEC(T64, ZSTD(1)),
+    p90_ns                UInt64                  CODEC(T64, ZSTD(1)),
+    p99_ns                UInt64                  CODEC(T64, ZSTD(1)),
+    p99_9_ns              UInt64                  CODEC(T64, ZSTD(1)),
+    p99_99_ns             UInt64                  CODEC(T64, ZSTD(1)),
+    p99_999_ns            UInt64                  CODEC(T64, ZSTD(1)),
+    p50_too_few           Bool,
+    p90_too_few           Bool,
+    p99_too_few           Bool,
+    p99_9_too_few         Bool,
+    p99_99_too_few        Bool,
+    p99_999_too_few       Bool,
+    version               UInt64                  CODEC(T64, ZSTD(1)),
+    emitted_at            DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1))
+)
+ENGINE = ReplacingMergeTree(version)
+PARTITION BY toYYYYMM(window_start)
+PRIMARY KEY (run_id, step_index, window_start)
+ORDER BY (run_id, step_index, window_start, host, vm, target, direction)
+-- TTL on emitted_at (when the row was computed), not on the window: a run imported from years ago would
+-- otherwise be dropped on insert.
+TTL toDateTime(emitted_at) + INTERVAL 90 DAY

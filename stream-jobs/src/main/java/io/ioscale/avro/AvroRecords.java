@@ -1,0 +1,252 @@
+package io.ioscale.avro;
+
+import io.ioscale.histogram.LatencyHistogram;
+import io.ioscale.records.CpuSample;
+import io.ioscale.records.IoSample;
+import io.ioscale.records.PortSample;
+import io.ioscale.records.RunEvent;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.generic.GenericRecord;
+
+/**
+ * GenericRecords (resolved to the reader schemas in schema/*.avsc) to the jobs' POJOs, with the field rules
+ * the rollups rely on checked here, once, so a bad record becomes a dead letter instead of failing a window:
+ * counts and byte totals are &gt;= 0 and the sparse histogram is well formed (the rules of
+ * {@link LatencyHistogram#fromSparse}).
+ */
+public final class AvroRecords {
+    private AvroRecords() {}
+
+    public static IoSample ioSample(GenericRecord r) {
+        IoSample s = new IoSample();
+        s.tsMs = (Long) r.get("ts_ms");
+        s.intervalMs = (Integer) r.get("interval_ms");
+        s.runId = str(r, "run_id");
+        s.stepIndex = (Integer) r.get("step_index");
+        s.host = str(r, "host");
+        s.vm = str(r, "vm");
+        s.target = str(r, "target");
+        s.direction = str(r, "direction");
+        s.ops = (Long) r.get("ops");
+        s.bytes = (Long) r.get("bytes");
+        s.outstandingIos = (Double) r.get("outstanding_ios");
+        s.errors = (Long) r.get("errors");
+        s.latencyCount = (Long) r.get("latency_count");
+        s.latencySumNs = (Long) r.get("latency_sum_ns");
+        s.latencyMinNs = (Long) r.get("latency_min_ns");
+        s.latencyMaxNs = (Long) r.get("latency_max_ns");
+        s.latencyHistScheme = (Integer) r.get("latency_hist_scheme");
+        s.latencyBucketIndex = ints(r.get("latency_bucket_index"));
+        s.latencyBucketCount = longs(r.get("latency_bucket_count"));
+        return check(s);
+    }
+
+    /** The rules an IoSample must meet, whichever path decoded it; fills statistics from buckets if missing. */
+    public static IoSample check(IoSample s) {
+        nonNegative("ops", s.ops);
+        nonNegative("bytes", s.bytes);
+        if (!(s.outstandingIos >= 0) || Double.isInfinite(s.outstandingIos)) {
+            throw new IllegalArgumentException("outstanding_ios " + s.outstandingIos + " is not a finite number >= 0");
+        }
+        nonNegative("errors", s.errors);
+        nonNegative("latency_count", s.latencyCount);
+        nonNegative("latency_sum_ns", s.latencySumNs);
+        nonNegative("latency_min_ns", s.latencyMinNs);
+        nonNegative("latency_max_ns", s.latencyMaxNs);
+        if (s.intervalMs < 0) {
+            throw new IllegalArgumentException("interval_ms " + s.intervalMs + " is negative");
+        }
+        checkHistogram(s);
+        return s;
+    }
+
+    /** The rules of {@link LatencyHistogram#fromSparse}, without building the histogram. */
+    static void checkHistogram(IoSample s) {
+        int[] idx = s.latencyBucketIndex;
+        long[] cnt = s.latencyBucketCount;
+        if (idx.length != cnt.length) {
+            throw new IllegalArgumentException("latency_bucket_index and latency_bucket_count differ in length ("
+                    + idx.length + " != " + cnt.length + ")");
+        }
+        if (idx.length == 0) {
+            return;
+        }
+        if (s.latencyHistScheme != LatencyHistogram.SCHEME_ID) {
+            throw new IllegalArgumentException("latency_hist_scheme " + s.latencyHistScheme + " is not supported (only "
+                    + LatencyHistogram.SCHEME_ID + ")");
+        }
+        long total = 0;
+        for (int i = 0; i < idx.length; i++) {
+            if (idx[i] < 0 || idx[i] > LatencyHistogram.MAX_INDEX) {
+                throw new IllegalArgumentException("bucket index " + idx[i] + " out of range [0, "
+                        + LatencyHistogram.MAX_INDEX + "]");
+            }
+            if (i > 0 && idx[i] <= idx[i - 1]) {
+                throw new IllegalArgumentException("bucket indexes not strictly ascending at position " + i);
+            }
+            if (cnt[i] < 0) {
+                throw new IllegalArgumentException("negative bucket count " + cnt[i] + " at position " + i);
+            }
+            total += cnt[i];
+        }
+        if (total > 0 && s.latencyMinNs > s.latencyMaxNs) {
+            throw new IllegalArgumentException("latency_min_ns " + s.latencyMinNs + " > latency_max_ns "
+                    + s.latencyMaxNs);
+        }
+        if (total == 0) {
+            // An all-zero histogram: keep the statistics, drop the empty buckets.
+            s.latencyBucketIndex = new int[0];
+            s.latencyBucketCount = new long[0];
+        } else if (s.latencyCount == 0) {
+            fillStatisticsFromBuckets(s, total);
+        }
+    }
+
+    /**
+     * A source that sends buckets but no exact statistics (latency_count 0): count, sum, min and max are taken
+     * from the buckets (sum from representatives, min/max from the outer bucket bounds), within the histogram's
+     * 1/256, so the histogram's quantiles are not clamped to [0, 0] and the mean is not lost.
+     */
+    private static void fillStatisticsFromBuckets(IoSample s, long total) {
+        int first = -1;
+        int last = -1;
+        long sum = 0;
+        for (int i = 0; i < s.latencyBucketIndex.length; i++) {
+            if (s.latencyBucketCount[i] > 0) {
+                if (first < 0) {
+                    first = s.latencyBucketIndex[i];
+                }
+                last = s.latencyBucketIndex[i];
+                sum += LatencyHistogram.bucketRepresentativeNs(s.latencyBucketIndex[i]) * s.latencyBucketCount[i];
+            }
+        }
+        s.latencyCount = total;
+        s.latencySumNs = sum;
+        s.latencyMinNs = LatencyHistogram.bucketLowerNs(first);
+        s.latencyMaxNs = LatencyHistogram.bucketUpperNs(last) - 1;
+    }
+
+    public static CpuSample cpuSample(GenericRecord r) {
+        CpuSample s = new CpuSample();
+        s.tsMs = (Long) r.get("ts_ms");
+        s.intervalMs = (Integer) r.get("interval_ms");
+        s.runId = str(r, "run_id");
+        s.stepIndex = (Integer) r.get("step_index");
+        s.host = str(r, "host");
+        s.vm = str(r, "vm");
+        s.scope = str(r, "scope");
+        s.cpu = (Integer) r.get("cpu");
+        s.logicalProcessors = (Integer) r.get("logical_processors");
+        s.utilizationPct = (Double) r.get("utilization_pct");
+        s.userPct = (Double) r.get("user_pct");
+        s.privilegedPct = (Double) r.get("privileged_pct");
+        s.dpcPct = (Double) r.get("dpc_pct");
+        s.interruptPct = (Double) r.get("interrupt_pct");
+        s.iowaitPct = (Double) r.get("iowait_pct");
+        s.interruptsPerS = (Double) r.get("interrupts_per_s");
+        s.dpcsPerS = (Double) r.get("dpcs_per_s");
+        if (!(s.utilizationPct >= 0) || Double.isInfinite(s.utilizationPct)) {
+            throw new IllegalArgumentException("utilization_pct " + s.utilizationPct + " is not a finite number >= 0");
+        }
+        if (s.intervalMs < 0) {
+            throw new IllegalArgumentException("interval_ms " + s.intervalMs + " is negative");
+        }
+        return s;
+    }
+
+    public static PortSample portSample(GenericRecord r) {
+        PortSample s = new PortSample();
+        s.tsMs = (Long) r.get("ts_ms");
+        s.intervalMs = (Integer) r.get("interval_ms");
+        s.runId = str(r, "run_id");
+        s.stepIndex = (Integer) r.get("step_index");
+        s.host = str(r, "host");
+        s.portId = str(r, "port_id");
+        s.kind = str(r, "kind");
+        s.queue = (Integer) r.get("queue");
+        s.vm = str(r, "vm");
+        s.linkSpeedBps = nonNegative("link_speed_bps", (Long) r.get("link_speed_bps"));
+        s.rxBytes = nonNegative("rx_bytes", (Long) r.get("rx_bytes"));
+        s.txBytes = nonNegative("tx_bytes", (Long) r.get("tx_bytes"));
+        s.rxFrames = nonNegative("rx_frames", (Long) r.get("rx_frames"));
+        s.txFrames = nonNegative("tx_frames", (Long) r.get("tx_frames"));
+        s.rxErrors = nonNegative("rx_errors", (Long) r.get("rx_errors"));
+        s.txErrors = nonNegative("tx_errors", (Long) r.get("tx_errors"));
+        s.interrupts = nonNegative("interrupts", (Long) r.get("interrupts"));
+        if (s.intervalMs < 0) {
+            throw new IllegalArgumentException("interval_ms " + s.intervalMs + " is negative");
+        }
+        return s;
+    }
+
+    public static RunEvent runEvent(GenericRecord r) {
+        RunEvent e = new RunEvent();
+        e.eventType = str(r, "event_type");
+        e.tsMs = (Long) r.get("ts_ms");
+        e.runId = str(r, "run_id");
+        e.scenario = str(r, "scenario");
+        e.tool = str(r, "tool");
+        e.stepIndex = (Integer) r.get("step_index");
+        e.stepLabel = str(r, "step_label");
+        Object load = r.get("load");
+        if (load instanceof GenericRecord l) {
+            RunEvent.StepLoad s = new RunEvent.StepLoad();
+            s.vmCount = (Integer) l.get("vm_count");
+            s.targetsPerVm = (Integer) l.get("targets_per_vm");
+            s.workersPerTarget = (Integer) l.get("workers_per_target");
+            s.outstandingIosPerTarget = (Integer) l.get("outstanding_ios_per_target");
+            s.blockSizeBytes = (Integer) l.get("block_size_bytes");
+            s.readPct = (Double) l.get("read_pct");
+            s.randomPct = (Double) l.get("random_pct");
+            s.adapter = str(l, "adapter");
+            e.load = s;
+        }
+        List<RunEvent.LinkCapacity> links = new ArrayList<>();
+        for (Object o : (List<?>) r.get("links")) {
+            GenericRecord l = (GenericRecord) o;
+            RunEvent.LinkCapacity c = new RunEvent.LinkCapacity();
+            c.host = str(l, "host");
+            c.portId = str(l, "port_id");
+            c.kind = str(l, "kind");
+            c.speedBps = nonNegative("links.speed_bps", (Long) l.get("speed_bps"));
+            c.payloadBytesPerS = nonNegative("links.payload_bytes_per_s", (Long) l.get("payload_bytes_per_s"));
+            c.fullDuplex = (Boolean) l.get("full_duplex");
+            links.add(c);
+        }
+        e.links = links;
+        e.startMs = (Long) r.get("start_ms");
+        e.endMs = (Long) r.get("end_ms");
+        return e;
+    }
+
+    private static String str(GenericRecord r, String field) {
+        Object v = r.get(field);
+        return v == null ? "" : v.toString(); // Utf8 and EnumSymbol both render their text
+    }
+
+    private static long nonNegative(String field, long v) {
+        if (v < 0) {
+            throw new IllegalArgumentException(field + " " + v + " is negative");
+        }
+        return v;
+    }
+
+    private static int[] ints(Object array) {
+        List<?> list = (List<?>) array;
+        int[] out = new int[list.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (Integer) list.get(i);
+        }
+        return out;
+    }
+
+    private static long[] longs(Object array) {
+        List<?> list = (List<?>) array;
+        long[] out = new long[list.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (Long) list.get(i);
+        }
+        return out;
+    }
+}

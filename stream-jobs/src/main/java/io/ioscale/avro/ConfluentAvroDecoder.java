@@ -1,0 +1,172 @@
+package io.ioscale.avro;
+
+import io.ioscale.records.WireFrame;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.Map;
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.io.Decoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.ResolvingDecoder;
+
+/**
+ * Decodes Confluent-framed Avro ({@link WireFrame}: magic 0, 4-byte schema id, body) into records of type T:
+ * the body is read with the writer schema named by the id (from {@link WriterSchemas}) resolved against the
+ * project's reader schema, then converted by a {@link RecordConverter}.
+ *
+ * <p>Every failure that is the record's fault throws {@link DecodeException} (the caller dead-letters it);
+ * a registry outage throws {@link WriterSchemas.RegistryUnavailableException} (the caller fails the task).
+ * One {@link GenericDatumReader} per writer schema id, reused with a reused decoder and record. Not thread-safe.
+ */
+public final class ConfluentAvroDecoder<T> {
+    private final Schema readerSchema;
+    private final WriterSchemas writerSchemas;
+    private final RecordConverter<T> converter;
+    private final BodyReader<T> bodyReader;
+    private final Checker<T> checker;
+    private final Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
+    private final Map<Integer, ResolvingDecoder> resolvers = new HashMap<>();
+    private final Set<Integer> sameSchema = new HashSet<>();
+    private final long readerFingerprint;
+    private BinaryDecoder decoder;
+    private GenericRecord reuse;
+
+    /** Generic path: the body becomes a GenericRecord, then {@code converter} makes (and checks) the record. */
+    public ConfluentAvroDecoder(Schema readerSchema, WriterSchemas writerSchemas, RecordConverter<T> converter) {
+        this(readerSchema, writerSchemas, converter, null, null);
+    }
+
+    private ConfluentAvroDecoder(Schema readerSchema, WriterSchemas writerSchemas, RecordConverter<T> converter,
+                                 BodyReader<T> bodyReader, Checker<T> checker) {
+        this.readerSchema = readerSchema;
+        this.writerSchemas = writerSchemas;
+        this.converter = converter;
+        this.bodyReader = bodyReader;
+        this.checker = checker;
+        this.readerFingerprint = SchemaNormalization.parsingFingerprint64(readerSchema);
+    }
+
+    /** Direct path: {@code bodyReader} reads the body through a ResolvingDecoder, {@code checker} checks it. */
+    public static <T> ConfluentAvroDecoder<T> direct(Schema readerSchema, WriterSchemas writerSchemas,
+                                                     BodyReader<T> bodyReader, Checker<T> checker) {
+        return new ConfluentAvroDecoder<>(readerSchema, writerSchemas, null, bodyReader, checker);
+    }
+
+    public T decode(byte[] value) throws DecodeException {
+        WireFrame frame = WireFrame.parse(value);
+        if (!frame.headerValid()) {
+            throw new DecodeException(DecodeException.BAD_HEADER, -1, value == null
+                    ? "null value" : "value of " + value.length + " bytes has no Confluent wire header (magic 0 + schema id)");
+        }
+        int id = frame.schemaId();
+        if (bodyReader != null) {
+            return decodeDirect(id, value);
+        }
+        GenericDatumReader<GenericRecord> reader = readers.get(id);
+        if (reader == null) {
+            reader = new GenericDatumReader<>(writerSchema(id), readerSchema);
+            readers.put(id, reader);
+        }
+        GenericRecord record;
+        try {
+            decoder = DecoderFactory.get().binaryDecoder(value, WireFrame.HEADER_SIZE,
+                    value.length - WireFrame.HEADER_SIZE, decoder);
+            record = reader.read(reuse, decoder);
+            if (!decoder.isEnd()) {
+                throw new IOException("trailing bytes after the record (a different writer schema?)");
+            }
+        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
+            throw new DecodeException(DecodeException.UNDECODABLE, id, "body does not decode with writer schema "
+                    + id + " (" + reader.getSchema().getFullName() + ") as " + readerSchema.getFullName() + ": "
+                    + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        reuse = record;
+        try {
+            return converter.convert(record);
+        } catch (RuntimeException e) { // converters throw IllegalArgumentException on broken field rules
+            throw new DecodeException(DecodeException.INVALID, id, e.getMessage());
+        }
+    }
+
+    private Schema writerSchema(int id) throws DecodeException {
+        Schema writer = writerSchemas.byId(id);
+        if (writer == null) {
+            throw new DecodeException(DecodeException.UNKNOWN_SCHEMA_ID, id, "schema id " + id
+                    + " is not in the registry");
+        }
+        return writer;
+    }
+
+    private T decodeDirect(int id, byte[] value) throws DecodeException {
+        ResolvingDecoder in = resolvers.get(id);
+        Schema writer = null;
+        boolean same = sameSchema.contains(id);
+        if (in == null && !same) {
+            writer = writerSchema(id);
+            if (SchemaNormalization.parsingFingerprint64(writer) == readerFingerprint) {
+                sameSchema.add(id); // identical binary layout: no resolution needed
+                same = true;
+            }
+        }
+        T record;
+        try {
+            decoder = DecoderFactory.get().binaryDecoder(value, WireFrame.HEADER_SIZE,
+                    value.length - WireFrame.HEADER_SIZE, decoder);
+            if (same) {
+                record = bodyReader.readSameSchema(readerSchema, decoder);
+            } else {
+                if (in == null) {
+                    // A writer that cannot resolve to the reader fails here or on the first read: undecodable.
+                    in = DecoderFactory.get().resolvingDecoder(Schema.applyAliases(writer, readerSchema),
+                            readerSchema, null);
+                    resolvers.put(id, in);
+                }
+                in.configure(decoder);
+                record = bodyReader.read(readerSchema, in);
+                in.drain();
+            }
+            if (!decoder.isEnd()) {
+                throw new IOException("trailing bytes after the record (a different writer schema?)");
+            }
+        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
+            resolvers.remove(id); // a resolver that failed mid-record is in an unknown state
+            throw new DecodeException(DecodeException.UNDECODABLE, id, "body does not decode with writer schema "
+                    + id + " as " + readerSchema.getFullName() + ": " + e.getClass().getSimpleName() + ": "
+                    + e.getMessage());
+        }
+        try {
+            return checker.check(record);
+        } catch (RuntimeException e) {
+            throw new DecodeException(DecodeException.INVALID, id, e.getMessage());
+        }
+    }
+
+    /** Reads one body into a record, without a GenericRecord in between. */
+    public interface BodyReader<T> extends java.io.Serializable {
+        /** The body in the writer's field order, through a decoder resolving it to the reader schema. */
+        T read(Schema readerSchema, ResolvingDecoder in) throws IOException;
+
+        /** The body of a writer schema identical to the reader's (parsing canonical form): reader field order. */
+        T readSameSchema(Schema readerSchema, Decoder in) throws IOException;
+    }
+
+    /** The field rules of a record read by a {@link BodyReader}; throws naming the field. */
+    @FunctionalInterface
+    public interface Checker<T> extends java.io.Serializable {
+        T check(T record);
+    }
+
+    /** GenericRecord (already resolved to the reader schema) to the job's record type. */
+    @FunctionalInterface
+    public interface RecordConverter<T> extends java.io.Serializable {
+        /** Throws an unchecked exception naming the field when a documented rule is broken. */
+        T convert(GenericRecord record);
+    }
+}

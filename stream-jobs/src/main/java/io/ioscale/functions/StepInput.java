@@ -1,0 +1,45 @@
+package io.ioscale.functions;
+
+import io.ioscale.records.CpuSample;
+import io.ioscale.records.FleetRollup;
+import io.ioscale.records.PortSample;
+
+/**
+ * The second input of {@link StepAnalyzer}, one of: a fleet second (the 1 s fleet rollup), a host-level CPU total
+ * sample, or a whole-port sample with its capacity. A POJO union (exactly one field set) so the three streams
+ * can share one keyed input.
+ */
+public class StepInput {
+    public FleetRollup fleet;
+    public CpuSample cpu;
+    public PortSample port;
+
+    public StepInput() {}
+
+    public static StepInput of(FleetRollup fleet) {
+        StepInput in = new StepInput();
+        in.fleet = fleet;
+        return in;
+    }
+
+    public static StepInput of(CpuSample cpu) {
+        StepInput in = new StepInput();
+        in.cpu = cpu;
+        return in;
+    }
+
+    public static StepInput of(PortSample port) {
+        StepInput in = new StepInput();
+        in.port = port;
+        return in;
+    }
+
+    public String runId() {
+        return fleet != null ? fleet.runId : cpu != null ? cpu.runId : port.runId;
+    }
+
+    /** Start of the second or interval, UTC ms. */
+    public long tsMs() {
+        return fleet != null ? fleet.windowStartMs : cpu != null ? cpu.tsMs : port.tsMs;
+    }
+}

@@ -1,0 +1,398 @@
+package io.ioscale.jobs;
+
+import io.ioscale.avro.AvroRecords;
+import io.ioscale.avro.ConfluentAvroDecoder;
+import io.ioscale.avro.ConfluentAvroDeserializer;
+import io.ioscale.avro.IoSampleReader;
+import io.ioscale.avro.ReaderSchemas;
+import io.ioscale.avro.RegistryClient;
+import io.ioscale.config.AnalyticsOptions;
+import io.ioscale.functions.AggregateCpu;
+import io.ioscale.functions.AggregateIo;
+import io.ioscale.functions.AggregatePort;
+import io.ioscale.functions.AttachLinkCapacity;
+import io.ioscale.functions.CountTooLate;
+import io.ioscale.functions.CpuRollupWindow;
+import io.ioscale.functions.EventTimeWatermarks;
+import io.ioscale.functions.FleetRollupWindow;
+import io.ioscale.functions.IoKeys;
+import io.ioscale.functions.IoRollupWindow;
+import io.ioscale.functions.MultiGrainWindows;
+import io.ioscale.functions.PortRollupWindow;
+import io.ioscale.functions.SplitDeadLetters;
+import io.ioscale.functions.StepAnalysisSettings;
+import io.ioscale.functions.StepAnalyzer;
+import io.ioscale.functions.StepInput;
+import io.ioscale.records.Alert;
+import io.ioscale.records.CpuRollup;
+import io.ioscale.records.CpuSample;
+import io.ioscale.records.DeadLetter;
+import io.ioscale.records.DeadLetterRow;
+import io.ioscale.records.Decoded;
+import io.ioscale.records.FleetRollup;
+import io.ioscale.records.Grain;
+import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoSample;
+import io.ioscale.records.PortRollup;
+import io.ioscale.records.PortSample;
+import io.ioscale.records.ResultRow;
+import io.ioscale.records.RunEvent;
+import io.ioscale.records.StepRow;
+import io.ioscale.records.UslFitRow;
+import io.ioscale.sinks.AlertSerializer;
+import io.ioscale.sinks.ClickHouseConfig;
+import io.ioscale.sinks.ClickHouseSink;
+import io.ioscale.sinks.DeadLetterSerializer;
+import java.io.Serializable;
+import java.time.Duration;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.api.java.tuple.Tuple5;
+import org.apache.flink.api.java.tuple.Tuple6;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.util.OutputTag;
+import org.apache.flink.util.function.SerializableFunction;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * The analytics job: rollups, scaling curves, saturation, USL fits and SLO alerts from the four telemetry topics.
+ *
+ * <pre>
+ *   io_samples ──decode──> split ──┬─ keyBy source ──> 1 s + 10 s + 1 min windows ──> io_samples_{1s,10s,1m}
+ *        (dead letters ──> DLQ)    └─ keyBy run,step ─> 1 s + 10 s + 1 min windows ──> io_fleet_{1s,10s,1m}
+ *                                                            │ 1 s rows
+ *   cpu_samples ──decode──> split ──> keyBy host,vm,scope ──> 10 s ──> cpu_samples_10s
+ *                                 └── host totals ───────────┤
+ *   port_samples ──decode──> split ──> link capacity (runs) ──> 10 s ──> port_samples_10s
+ *                                 └── whole ports ───────────┤
+ *   runs ──decode──> split ──────────────────────────────────┴─> StepAnalyzer (keyBy run) ──> scaling_curves,
+ *                                                                 usl_fits, alerts (+ Kafka ioscale.alerts)
+ * </pre>
+ *
+ * <p>Sources and sinks come from outside ({@link Sources}, {@link Sinks}): {@link #main} wires Kafka and
+ * ClickHouse; tests inject bounded sources and collecting sinks. Windows are event time, incremental
+ * ({@link AggregateIo} etc.) with a thin window function; each allows {@code allowedLateness} (a late record
+ * fires the window again with the updated row, which replaces the earlier one in ClickHouse) and counts what is
+ * later than that for all its windows ({@link CountTooLate}). Every stateful operator has a stable uid, so a new
+ * build of the job restores a checkpoint of the previous one.
+ */
+public final class AnalyticsJob {
+
+    public static final String JOB_NAME = "ioscale-analytics";
+
+    /** The job's inputs: decoded records, or dead letters standing for records that would not decode. */
+    public record Sources(Source<Decoded<IoSample>, ?, ?> ioSamples, Source<Decoded<RunEvent>, ?, ?> runEvents,
+                          Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples) {}
+
+    /** Makes one ClickHouse sink per result stream (each chained to its operator: rows are never shuffled). */
+    public interface RowSinks extends Serializable {
+        <T extends ResultRow> Sink<T> create(String name);
+    }
+
+    /** The job's outputs. */
+    public record Sinks(RowSinks rows, Sink<Alert> alerts, Sink<DeadLetter> deadLetters) {}
+
+    /**
+     * Event-time settings of the pipeline.
+     *
+     * @param punctuatedWatermarks a watermark after every record (tests: deterministic lateness) instead of
+     *                             periodically
+     * @param sourceParallelism    parallelism of the sources; 0 = the environment's (a generated test source must
+     *                             stay at 1, or its splits advance event time unevenly and stall the watermark)
+     */
+    public record Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
+                           boolean punctuatedWatermarks, StepAnalysisSettings steps, int sourceParallelism,
+                           Duration maxAhead) implements Serializable {
+
+        public static final Duration DEFAULT_MAX_AHEAD = Duration.ofMinutes(1);
+
+        public Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
+                        boolean punctuatedWatermarks, StepAnalysisSettings steps) {
+            this(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps, 0, DEFAULT_MAX_AHEAD);
+        }
+
+        public static Settings of(AnalyticsOptions o) {
+            return new Settings(o.outOfOrderness(), o.idleness(), o.allowedLateness(), false, o.steps(), 0,
+                    o.maxAhead());
+        }
+    }
+
+    public static final TypeInformation<Decoded<IoSample>> IO_TYPE =
+            TypeInformation.of(new TypeHint<Decoded<IoSample>>() {});
+    public static final TypeInformation<Decoded<RunEvent>> RUN_TYPE =
+            TypeInformation.of(new TypeHint<Decoded<RunEvent>>() {});
+    public static final TypeInformation<Decoded<CpuSample>> CPU_TYPE =
+            TypeInformation.of(new TypeHint<Decoded<CpuSample>>() {});
+    public static final TypeInformation<Decoded<PortSample>> PORT_TYPE =
+            TypeInformation.of(new TypeHint<Decoded<PortSample>>() {});
+
+    private final Sources sources;
+    private final Sinks sinks;
+    private final Settings settings;
+
+    public AnalyticsJob(Sources sources, Sinks sinks, Settings settings) {
+        this.sources = sources;
+        this.sinks = sinks;
+        this.settings = settings;
+    }
+
+    public JobExecutionResult execute(StreamExecutionEnvironment env) throws Exception {
+        createPipeline(env);
+        return env.execute(JOB_NAME);
+    }
+
+    /** Adds the whole pipeline to {@code env}. */
+    public void createPipeline(StreamExecutionEnvironment env) {
+        // Our functions never keep or mutate an input after passing it on, so chained operators may share objects.
+        env.getConfig().enableObjectReuse();
+
+        SingleOutputStreamOperator<IoSample> io = decoded(env, sources.ioSamples(), s -> s.tsMs, "io-samples");
+        SingleOutputStreamOperator<RunEvent> runs = decoded(env, sources.runEvents(), e -> e.tsMs, "run-events");
+        SingleOutputStreamOperator<CpuSample> cpu = decoded(env, sources.cpuSamples(), s -> s.tsMs, "cpu-samples");
+        SingleOutputStreamOperator<PortSample> port = decoded(env, sources.portSamples(), s -> s.tsMs, "port-samples");
+
+        // Dead letters: Kafka DLQ (unchanged record + reason headers) and ClickHouse dead_letters.
+        DataStream<DeadLetter> dead = io.getSideOutput(SplitDeadLetters.DEAD_LETTERS)
+                .union(runs.getSideOutput(SplitDeadLetters.DEAD_LETTERS),
+                        cpu.getSideOutput(SplitDeadLetters.DEAD_LETTERS),
+                        port.getSideOutput(SplitDeadLetters.DEAD_LETTERS));
+        dead.sinkTo(sinks.deadLetters()).uid("dead-letters-kafka").name("dead letters -> Kafka");
+        dead.map(DeadLetterRow::of).returns(DeadLetterRow.class).uid("dead-letter-rows").name("dead letter rows")
+                .sinkTo(sinks.rows().<DeadLetterRow>create(DeadLetterRow.TABLE)).uid("dead-letters-clickhouse")
+                .name("dead_letters -> ClickHouse");
+
+        // I/O rollups per source and per fleet: one window operator per key family, each sample in its 1 s,
+        // 10 s and 1 min windows (MultiGrainWindows); rows name their table by grain.
+        KeyedStream<IoSample, Tuple6<String, Integer, String, String, String, String>> bySource =
+                io.keyBy(new IoKeys.BySource());
+        OutputTag<IoSample> late = lateTag(IoRollup.TABLE, IoSample.class);
+        SingleOutputStreamOperator<IoRollup> rollups = bySource
+                .window(new MultiGrainWindows(Grain.values()))
+                .allowedLateness(settings.allowedLateness())
+                .sideOutputLateData(late)
+                .aggregate(new AggregateIo(false), new IoRollupWindow())
+                .uid("io-samples-rollups").name("io_samples_{1s,10s,1m}");
+        sinkRows(rollups, "io_samples_rollups");
+        countLate(rollups.getSideOutput(late), IoRollup.TABLE);
+
+        KeyedStream<IoSample, Tuple2<String, Integer>> byStep = io.keyBy(new IoKeys.ByStep());
+        OutputTag<IoSample> fleetLate = lateTag(FleetRollup.TABLE, IoSample.class);
+        SingleOutputStreamOperator<FleetRollup> fleet = byStep
+                .window(new MultiGrainWindows(Grain.values()))
+                .allowedLateness(settings.allowedLateness())
+                .sideOutputLateData(fleetLate)
+                .aggregate(new AggregateIo(true), new FleetRollupWindow())
+                .uid("io-fleet-rollups").name("io_fleet_{1s,10s,1m}");
+        sinkRows(fleet, "io_fleet_rollups");
+        countLate(fleet.getSideOutput(fleetLate), FleetRollup.TABLE);
+        DataStream<FleetRollup> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1).name("fleet 1 s rows");
+
+        // CPU rollups per (run, step, host, VM, scope).
+        String cpuTable = Grain.S10.table(CpuRollup.TABLE);
+        OutputTag<CpuSample> cpuLate = lateTag(cpuTable, CpuSample.class);
+        SingleOutputStreamOperator<CpuRollup> cpuRollups = cpu
+                .keyBy(new CpuKey())
+                .window(TumblingEventTimeWindows.of(Grain.S10.window()))
+                .allowedLateness(settings.allowedLateness())
+                .sideOutputLateData(cpuLate)
+                .aggregate(new AggregateCpu(), new CpuRollupWindow(Grain.S10))
+                .uid(cpuTable).name(cpuTable);
+        sinkRows(cpuRollups, cpuTable);
+        countLate(cpuRollups.getSideOutput(cpuLate), cpuTable);
+
+        // Port rollups, after the run's link capacities are attached.
+        SingleOutputStreamOperator<PortSample> ports = port.keyBy(p -> p.runId, TypeInformation.of(String.class))
+                .connect(runs.keyBy(e -> e.runId, TypeInformation.of(String.class)))
+                .process(new AttachLinkCapacity())
+                .uid("port-link-capacity").name("attach link capacity");
+        String portTable = Grain.S10.table(PortRollup.TABLE);
+        OutputTag<PortSample> portLate = lateTag(portTable, PortSample.class);
+        SingleOutputStreamOperator<PortRollup> portRollups = ports
+                .keyBy(new PortKey())
+                .window(TumblingEventTimeWindows.of(Grain.S10.window()))
+                .allowedLateness(settings.allowedLateness())
+                .sideOutputLateData(portLate)
+                .aggregate(new AggregatePort(), new PortRollupWindow(Grain.S10))
+                .uid(portTable).name(portTable);
+        sinkRows(portRollups, portTable);
+        countLate(portRollups.getSideOutput(portLate), portTable);
+
+        // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
+        DataStream<StepInput> stepInputs = fleetSeconds.map(StepInput::of).returns(StepInput.class).name("fleet seconds")
+                .union(
+                        cpu.filter(c -> c.isTotal() && StepAnalyzer.HOST_SCOPES.contains(c.scope)).name("host cpu totals")
+                                .map(StepInput::of).returns(StepInput.class),
+                        ports.filter(PortSample::isWholePort).name("whole ports")
+                                .map(StepInput::of).returns(StepInput.class));
+        SingleOutputStreamOperator<StepRow> stepRows = runs.keyBy(e -> e.runId, TypeInformation.of(String.class))
+                .connect(stepInputs.keyBy(StepInput::runId, TypeInformation.of(String.class)))
+                .process(new StepAnalyzer(settings.steps()))
+                .uid("step-analyzer").name("scaling_curves / saturation / usl / slo");
+        sinkRows(stepRows, StepRow.TABLE);
+        sinkRows(stepRows.getSideOutput(StepAnalyzer.USL_FITS), UslFitRow.TABLE);
+        DataStream<Alert> alerts = stepRows.getSideOutput(StepAnalyzer.ALERTS);
+        sinkRows(alerts, Alert.TABLE);
+        alerts.sinkTo(sinks.alerts()).uid("alerts-kafka").name("alerts -> Kafka");
+    }
+
+    private <T> SingleOutputStreamOperator<T> decoded(StreamExecutionEnvironment env, Source<Decoded<T>, ?, ?> source,
+                                                      SerializableFunction<T, Long> eventTime, String name) {
+        WatermarkStrategy<Decoded<T>> watermarks = EventTimeWatermarks.of(eventTime, settings.outOfOrderness(),
+                settings.idleness(), settings.maxAhead(), settings.punctuatedWatermarks());
+        DataStreamSource<Decoded<T>> stream = env.fromSource(source, watermarks, name);
+        stream.uid(name + "-source");
+        if (settings.sourceParallelism() > 0) {
+            stream.setParallelism(settings.sourceParallelism());
+        }
+        SingleOutputStreamOperator<T> split = stream.process(
+                new SplitDeadLetters<T>(name, eventTime, settings.maxAhead().toMillis()));
+        if (settings.sourceParallelism() > 0) {
+            split.setParallelism(settings.sourceParallelism()); // stays chained to its source
+        }
+        return split.uid(name + "-split").name(name + " (dead letters apart)");
+    }
+
+    private <T extends ResultRow> void sinkRows(DataStream<T> rows, String table) {
+        rows.sinkTo(sinks.rows().<T>create(table)).uid(table + "-clickhouse").name(table + " -> ClickHouse");
+    }
+
+    private static <T> void countLate(DataStream<T> late, String table) {
+        late.process(new CountTooLate<T>(table)).uid(table + "-too-late").name(table + " too late")
+                .sinkTo(new DiscardingSink<>()).uid(table + "-too-late-sink").name(table + " too late (counted)");
+    }
+
+    private static <T> OutputTag<T> lateTag(String table, Class<T> type) {
+        return new OutputTag<>("too-late-" + table, TypeInformation.of(type));
+    }
+
+    /** (run, step, host, vm, scope). */
+    static final class CpuKey implements KeySelector<CpuSample, Tuple5<String, Integer, String, String, String>> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Tuple5<String, Integer, String, String, String> getKey(CpuSample s) {
+            return Tuple5.of(s.runId, s.stepIndex, s.host, s.vm, s.scope);
+        }
+    }
+
+    /** (run, step, host, port, queue). */
+    static final class PortKey implements KeySelector<PortSample, Tuple5<String, Integer, String, String, Integer>> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Tuple5<String, Integer, String, String, Integer> getKey(PortSample s) {
+            return Tuple5.of(s.runId, s.stepIndex, s.host, s.portId, s.queue);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- Kafka, ClickHouse
+
+    /** ClickHouse sinks over HTTP. */
+    static final class ClickHouseRowSinks implements RowSinks {
+        private static final long serialVersionUID = 1L;
+        private final ClickHouseConfig config;
+
+        ClickHouseRowSinks(ClickHouseConfig config) {
+            this.config = config;
+        }
+
+        @Override
+        public <T extends ResultRow> Sink<T> create(String name) {
+            return ClickHouseSink.http(config);
+        }
+    }
+
+    // OffsetResetStrategy is deprecated in kafka-clients 4.x, but it is what committedOffsets(...) takes.
+    @SuppressWarnings("deprecation")
+    static <T> KafkaSource<Decoded<T>> kafkaSource(AnalyticsOptions o, String topic, String readerSchema,
+                                                   ConfluentAvroDecoder.RecordConverter<T> converter,
+                                                   TypeInformation<Decoded<T>> type) {
+        return kafkaSource(o, topic, new ConfluentAvroDeserializer<>(readerSchema,
+                RegistryClient.factory(o.registryUrl()), converter, type));
+    }
+
+    static <T> KafkaSource<Decoded<T>> kafkaSource(AnalyticsOptions o, String topic,
+                                                   ConfluentAvroDeserializer<T> deserializer) {
+        return KafkaSource.<Decoded<T>>builder()
+                .setBootstrapServers(o.kafkaBootstrap())
+                .setTopics(topic)
+                .setGroupId(o.groupId())
+                .setClientIdPrefix(o.groupId() + "-" + topic)
+                // A restored checkpoint carries its offsets; otherwise the group's committed offsets (committed on
+                // checkpoints); a group without any starts at --starting-offsets.
+                .setStartingOffsets(OffsetsInitializer.committedOffsets(
+                        o.startFromEarliest() ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST))
+                .setDeserializer(deserializer)
+                .build();
+    }
+
+    public static Sources kafkaSources(AnalyticsOptions o) {
+        // IoSamples take the direct reader (the volume); the others the generic path.
+        KafkaSource<Decoded<IoSample>> io = kafkaSource(o, o.ioSamplesTopic(), new ConfluentAvroDeserializer<>(
+                ReaderSchemas.IO_SAMPLE, RegistryClient.factory(o.registryUrl()), new IoSampleReader(),
+                AvroRecords::check, IO_TYPE));
+        return new Sources(
+                io,
+                kafkaSource(o, o.runsTopic(), ReaderSchemas.RUN_EVENT, AvroRecords::runEvent, RUN_TYPE),
+                kafkaSource(o, o.cpuSamplesTopic(), ReaderSchemas.CPU_SAMPLE, AvroRecords::cpuSample, CPU_TYPE),
+                kafkaSource(o, o.portSamplesTopic(), ReaderSchemas.PORT_SAMPLE, AvroRecords::portSample, PORT_TYPE));
+    }
+
+    public static Sinks productionSinks(AnalyticsOptions o) {
+        KafkaSink<Alert> alerts = KafkaSink.<Alert>builder()
+                .setBootstrapServers(o.kafkaBootstrap())
+                .setRecordSerializer(new AlertSerializer(o.alertsTopic()))
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .build();
+        KafkaSink<DeadLetter> deadLetters = KafkaSink.<DeadLetter>builder()
+                .setBootstrapServers(o.kafkaBootstrap())
+                .setRecordSerializer(new DeadLetterSerializer(o.deadLetterTopic()))
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .build();
+        return new Sinks(new ClickHouseRowSinks(o.clickHouse()), alerts, deadLetters);
+    }
+
+    /**
+     * The job's own checkpoint directory, retained on cancellation and failure: the stack resubmits the job from
+     * the newest complete checkpoint there (ingest/src/ioscale/stack/flink.py), so a restarted cluster resumes the
+     * windows where they were, and neither loses nor double-counts what was in flight.
+     */
+    static Configuration checkpointing(AnalyticsOptions options) {
+        Configuration conf = new Configuration();
+        if (!options.checkpointDir().isEmpty()) {
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, options.checkpointDir());
+            conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                    ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        }
+        return conf;
+    }
+
+    public static void main(String[] args) throws Exception {
+        AnalyticsOptions options = AnalyticsOptions.fromArgs(args);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(checkpointing(options));
+        env.enableCheckpointing(options.checkpointInterval().toMillis());
+        if (options.parallelism() > 0) {
+            env.setParallelism(options.parallelism());
+        }
+        new AnalyticsJob(kafkaSources(options), productionSinks(options), Settings.of(options)).execute(env);
+    }
+}

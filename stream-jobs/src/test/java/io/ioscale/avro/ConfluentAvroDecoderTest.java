@@ -1,0 +1,449 @@
+package io.ioscale.avro;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import io.ioscale.histogram.LatencyHistogram;
+import io.ioscale.records.CpuSample;
+import io.ioscale.records.DeadLetter;
+import io.ioscale.records.Decoded;
+import io.ioscale.records.IoSample;
+import io.ioscale.records.PortSample;
+import io.ioscale.records.RunEvent;
+import io.ioscale.jobs.AnalyticsJob;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/** Confluent framing + Avro resolution + conversion, and every way a record becomes a dead letter. */
+class ConfluentAvroDecoderTest {
+    static final Schema IO = ReaderSchemas.load(ReaderSchemas.IO_SAMPLE);
+    static final Schema RUN = ReaderSchemas.load(ReaderSchemas.RUN_EVENT);
+    static final Schema CPU = ReaderSchemas.load(ReaderSchemas.CPU_SAMPLE);
+    static final Schema PORT = ReaderSchemas.load(ReaderSchemas.PORT_SAMPLE);
+
+    /**
+     * Version 1 of IoSample as a collector might still write it: without the fields added later with defaults
+     * (outstanding_ios, percentiles, tags). Resolution must fill the defaults.
+     */
+    static final Schema IO_OLD = new Schema.Parser().parse("""
+            {"type": "record", "name": "IoSample", "namespace": "io.ioscale.telemetry", "fields": [
+              {"name": "ts_ms", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+              {"name": "interval_ms", "type": "int"},
+              {"name": "run_id", "type": "string"},
+              {"name": "step_index", "type": "int"},
+              {"name": "host", "type": "string"},
+              {"name": "target", "type": "string"},
+              {"name": "direction", "type": {"type": "enum", "name": "IoDirection", "symbols": ["READ", "WRITE"]}},
+              {"name": "ops", "type": "long"},
+              {"name": "bytes", "type": "long"}
+            ]}""");
+
+    private final Map<Integer, Schema> registry = new HashMap<>(Map.of(1, IO, 2, RUN, 3, IO_OLD, 4, CPU, 5, PORT));
+    private final WriterSchemas schemas = registry::get;
+
+    static GenericRecord ioRecord() {
+        GenericRecord r = new GenericData.Record(IO);
+        LatencyHistogram h = new LatencyHistogram();
+        h.recordMany(new long[] {900, 1_000, 1_100, 250_000});
+        r.put("ts_ms", 1_700_000_000_123L);
+        r.put("interval_ms", 1000);
+        r.put("run_id", "run-7");
+        r.put("step_index", 2);
+        r.put("host", "h1");
+        r.put("vm", "vm3");
+        r.put("target", "sdb");
+        r.put("direction", new GenericData.EnumSymbol(IO.getField("direction").schema(), "WRITE"));
+        r.put("ops", 4L);
+        r.put("bytes", 4L * 8192);
+        r.put("outstanding_ios", 3.5);
+        r.put("errors", 0L);
+        r.put("latency_count", h.count());
+        r.put("latency_sum_ns", h.sumNs());
+        r.put("latency_min_ns", h.minNs());
+        r.put("latency_max_ns", h.maxNs());
+        r.put("latency_hist_scheme", 1);
+        List<Integer> idx = new ArrayList<>();
+        for (int i : h.toSparse().indexes()) {
+            idx.add(i);
+        }
+        List<Long> cnt = new ArrayList<>();
+        for (long c : h.toSparse().counts()) {
+            cnt.add(c);
+        }
+        r.put("latency_bucket_index", idx);
+        r.put("latency_bucket_count", cnt);
+        r.put("percentile_q", List.of(0.99));
+        r.put("percentile_ns", List.of(250_000L));
+        r.put("tags", Map.of("k", "v"));
+        return r;
+    }
+
+    static byte[] frame(int schemaId, Schema writer, GenericRecord record) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(0);
+        out.write(ByteBuffer.allocate(4).putInt(schemaId).array());
+        BinaryEncoder enc = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(writer).write(record, enc);
+        enc.flush();
+        return out.toByteArray();
+    }
+
+    /** The generic path (GenericRecord + converter) unless {@code direct}: IoSampleReader, as the job uses. */
+    private boolean direct;
+
+    private ConfluentAvroDecoder<IoSample> ioDecoder() {
+        return direct ? ConfluentAvroDecoder.direct(IO, schemas, new IoSampleReader(), AvroRecords::check)
+                : new ConfluentAvroDecoder<>(IO, schemas, AvroRecords::ioSample);
+    }
+
+    /** Runs {@code test} on the generic path, then on the direct one. */
+    private void bothPaths(ThrowingRunnable test) throws Exception {
+        direct = false;
+        test.run();
+        direct = true;
+        test.run();
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void directReaderAndGenericPathDecodeTheSameSamples() throws Exception {
+        GenericRecord noStats = ioRecord();
+        noStats.put("latency_count", 0L);
+        noStats.put("latency_sum_ns", 0L);
+        noStats.put("latency_min_ns", 0L);
+        noStats.put("latency_max_ns", 0L);
+        GenericRecord old = new GenericData.Record(IO_OLD);
+        old.put("ts_ms", 5L);
+        old.put("interval_ms", 1000);
+        old.put("run_id", "r");
+        old.put("step_index", -1);
+        old.put("host", "h");
+        old.put("target", "t");
+        old.put("direction", new GenericData.EnumSymbol(IO_OLD.getField("direction").schema(), "WRITE"));
+        old.put("ops", 10L);
+        old.put("bytes", 40960L);
+        List<byte[]> frames = List.of(frame(1, IO, ioRecord()), frame(1, IO, noStats), frame(3, IO_OLD, old));
+        ConfluentAvroDecoder<IoSample> generic = new ConfluentAvroDecoder<>(IO, schemas, AvroRecords::ioSample);
+        ConfluentAvroDecoder<IoSample> fast = ConfluentAvroDecoder.direct(IO, schemas, new IoSampleReader(),
+                AvroRecords::check);
+        for (int round = 0; round < 2; round++) { // decoders and resolvers are reused across records
+            for (byte[] f : frames) {
+                assertThat(fast.decode(f)).isEqualTo(generic.decode(f));
+            }
+        }
+    }
+
+    @Test
+    void decodesEveryFieldTheRollupsUse() throws Exception {
+        bothPaths(() -> {
+            IoSample s = ioDecoder().decode(frame(1, IO, ioRecord()));
+            assertThat(s.tsMs).isEqualTo(1_700_000_000_123L);
+            assertThat(s.runId).isEqualTo("run-7");
+            assertThat(s.stepIndex).isEqualTo(2);
+            assertThat(s.vm).isEqualTo("vm3");
+            assertThat(s.direction).isEqualTo("WRITE");
+            assertThat(s.isRead()).isFalse();
+            assertThat(s.ops).isEqualTo(4);
+            assertThat(s.outstandingIos).isEqualTo(3.5);
+            assertThat(s.latencyCount).isEqualTo(4);
+            assertThat(s.latencyMinNs).isEqualTo(900);
+            assertThat(s.latencyMaxNs).isEqualTo(250_000);
+            LatencyHistogram back = LatencyHistogram.fromSparse(s.latencyBucketIndex, s.latencyBucketCount,
+                    s.latencySumNs, s.latencyMinNs, s.latencyMaxNs);
+            assertThat(back.count()).isEqualTo(4);
+            assertThat(back.toSparse().indexes()).containsExactly(LatencyHistogram.bucketIndex(900),
+                    LatencyHistogram.bucketIndex(1_000), LatencyHistogram.bucketIndex(1_100),
+                    LatencyHistogram.bucketIndex(250_000));
+        });
+    }
+
+    @Test
+    void resolvesAnOlderWriterSchemaWithTheReaderDefaults() throws Exception {
+        bothPaths(() -> {
+            GenericRecord old = new GenericData.Record(IO_OLD);
+            old.put("ts_ms", 5L);
+            old.put("interval_ms", 1000);
+            old.put("run_id", "r");
+            old.put("step_index", -1);
+            old.put("host", "h");
+            old.put("target", "t");
+            old.put("direction", new GenericData.EnumSymbol(IO_OLD.getField("direction").schema(), "READ"));
+            old.put("ops", 10L);
+            old.put("bytes", 40960L);
+            IoSample s = ioDecoder().decode(frame(3, IO_OLD, old));
+            assertThat(s.vm).isEmpty();
+            assertThat(s.outstandingIos).isZero();
+            assertThat(s.latencyCount).isZero();
+            assertThat(s.hasHistogram()).isFalse();
+            assertThat(s.ops).isEqualTo(10);
+        });
+    }
+
+    @Test
+    void badHeaderUnknownIdWrongSchemaAndTrailingBytesAreDeadLetters() throws Exception {
+        bothPaths(() -> {
+            ConfluentAvroDecoder<IoSample> d = ioDecoder();
+            assertThatThrownBy(() -> d.decode(new byte[] {1, 0, 0, 0, 1, 9}))
+                    .isInstanceOf(DecodeException.class).hasMessageStartingWith("bad_header: ");
+            assertThatThrownBy(() -> d.decode(new byte[] {0, 0}))
+                    .isInstanceOf(DecodeException.class).hasMessageStartingWith("bad_header: ");
+            assertThatThrownBy(() -> d.decode(frame(77, IO, ioRecord())))
+                    .isInstanceOf(DecodeException.class)
+                    .hasMessage("unknown_schema_id: schema id 77 is not in the registry")
+                    .extracting(e -> ((DecodeException) e).schemaId()).isEqualTo(77);
+            // A RunEvent written to the I/O topic: does not resolve to IoSample.
+            GenericRecord run = new GenericData.Record(RUN);
+            run.put("event_type", new GenericData.EnumSymbol(RUN.getField("event_type").schema(), "RUN_STARTED"));
+            run.put("ts_ms", 1L);
+            run.put("run_id", "r");
+            run.put("scenario", "");
+            run.put("tool", new GenericData.EnumSymbol(RUN.getField("tool").schema(), "FIO"));
+            run.put("description", "");
+            run.put("hosts", List.of());
+            run.put("step_index", -1);
+            run.put("step_label", "");
+            run.put("load", null);
+            run.put("links", List.of());
+            run.put("start_ms", null);
+            run.put("end_ms", null);
+            run.put("tags", Map.of());
+            assertThatThrownBy(() -> d.decode(frame(2, RUN, run)))
+                    .isInstanceOf(DecodeException.class).hasMessageStartingWith("undecodable: ");
+            byte[] good = frame(1, IO, ioRecord());
+            byte[] longer = java.util.Arrays.copyOf(good, good.length + 3);
+            assertThatThrownBy(() -> d.decode(longer))
+                    .isInstanceOf(DecodeException.class).hasMessageContaining("trailing bytes");
+            byte[] truncated = java.util.Arrays.copyOf(good, good.length - 4);
+            assertThatThrownBy(() -> d.decode(truncated))
+                    .isInstanceOf(DecodeException.class).hasMessageStartingWith("undecodable: ");
+            // The decoder is still usable after failures.
+            assertThat(d.decode(good).runId).isEqualTo("run-7");
+        });
+    }
+
+    @Test
+    void malformedHistogramsAreInvalid() throws Exception {
+        bothPaths(() -> {
+            GenericRecord r = ioRecord();
+            r.put("latency_bucket_index", List.of(600, 500));
+            r.put("latency_bucket_count", List.of(1L, 1L));
+            assertThatThrownBy(() -> ioDecoder().decode(frame(1, IO, r)))
+                    .isInstanceOf(DecodeException.class).hasMessageStartingWith("invalid: bucket indexes not strictly");
+            r.put("latency_bucket_index", List.of(500));
+            assertThatThrownBy(() -> ioDecoder().decode(frame(1, IO, r)))
+                    .isInstanceOf(DecodeException.class).hasMessageContaining("differ in length");
+            r.put("latency_bucket_count", List.of(1L));
+            r.put("latency_hist_scheme", 2);
+            assertThatThrownBy(() -> ioDecoder().decode(frame(1, IO, r)))
+                    .isInstanceOf(DecodeException.class).hasMessageContaining("latency_hist_scheme 2");
+            r.put("latency_hist_scheme", 1);
+            r.put("ops", -1L);
+            assertThatThrownBy(() -> ioDecoder().decode(frame(1, IO, r)))
+                    .isInstanceOf(DecodeException.class).hasMessage("invalid: ops -1 is negative");
+        });
+    }
+
+    @Test
+    void bucketsWithoutStatisticsGetStatisticsFromTheBuckets() throws Exception {
+        bothPaths(() -> {
+            GenericRecord r = ioRecord();
+            r.put("latency_count", 0L);
+            r.put("latency_sum_ns", 0L);
+            r.put("latency_min_ns", 0L);
+            r.put("latency_max_ns", 0L);
+            IoSample s = ioDecoder().decode(frame(1, IO, r));
+            assertThat(s.latencyCount).isEqualTo(4);
+            // within the buckets' bounds, so quantiles are not clamped to 0
+            assertThat(s.latencyMinNs).isEqualTo(LatencyHistogram.bucketLowerNs(LatencyHistogram.bucketIndex(900)));
+            assertThat(s.latencyMaxNs).isEqualTo(LatencyHistogram.bucketUpperNs(LatencyHistogram.bucketIndex(250_000)) - 1);
+            assertThat((double) s.latencySumNs).isCloseTo(900 + 1_000 + 1_100 + 250_000,
+                    org.assertj.core.api.Assertions.within(253_000 / 256.0));
+        });
+    }
+
+    @Test
+    void runCpuAndPortRecordsConvert() throws Exception {
+        GenericRecord run = new GenericData.Record(RUN);
+        Schema loadSchema = RUN.getField("load").schema().getTypes().get(1);
+        GenericRecord load = new GenericData.Record(loadSchema);
+        load.put("vm_count", 8);
+        load.put("targets_per_vm", 2);
+        load.put("workers_per_target", 1);
+        load.put("outstanding_ios_per_target", 16);
+        load.put("block_size_bytes", 8192);
+        load.put("read_pct", 70.0);
+        load.put("random_pct", 100.0);
+        load.put("adapter", "pvSCSI");
+        load.put("config_labels", Map.of());
+        Schema linkSchema = RUN.getField("links").schema().getElementType();
+        GenericRecord link = new GenericData.Record(linkSchema);
+        link.put("host", "h1");
+        link.put("port_id", "fc0");
+        link.put("kind", new GenericData.EnumSymbol(linkSchema.getField("kind").schema(), "FC_HBA"));
+        link.put("speed_bps", 8_000_000_000L);
+        link.put("payload_bytes_per_s", 0L);
+        link.put("full_duplex", true);
+        run.put("event_type", new GenericData.EnumSymbol(RUN.getField("event_type").schema(), "STEP_ENDED"));
+        run.put("ts_ms", 100L);
+        run.put("run_id", "r");
+        run.put("scenario", "s");
+        run.put("tool", new GenericData.EnumSymbol(RUN.getField("tool").schema(), "VMFLEET"));
+        run.put("description", "");
+        run.put("hosts", List.of());
+        run.put("step_index", 3);
+        run.put("step_label", "8 VMs");
+        run.put("load", load);
+        run.put("links", List.of(link));
+        run.put("start_ms", 40L);
+        run.put("end_ms", 90L);
+        run.put("tags", Map.of());
+        RunEvent e = new ConfluentAvroDecoder<>(RUN, schemas, AvroRecords::runEvent).decode(frame(2, RUN, run));
+        assertThat(e.eventType).isEqualTo(RunEvent.STEP_ENDED);
+        assertThat(e.load.totalOutstandingIos()).isEqualTo(8 * 2 * 16);
+        assertThat(e.links).singleElement().satisfies(l -> assertThat(l.kind).isEqualTo("FC_HBA"));
+        assertThat(e.startMs).isEqualTo(40L);
+        assertThat(e.endOrTsMs()).isEqualTo(90L);
+
+        GenericRecord cpu = new GenericData.Record(CPU);
+        for (Schema.Field f : CPU.getFields()) {
+            cpu.put(f.name(), f.hasDefaultValue() ? GenericData.get().getDefaultValue(f) : null);
+        }
+        cpu.put("ts_ms", 1L);
+        cpu.put("interval_ms", 1000);
+        cpu.put("run_id", "r");
+        cpu.put("step_index", 0);
+        cpu.put("host", "h");
+        cpu.put("scope", new GenericData.EnumSymbol(CPU.getField("scope").schema(), "HYPERVISOR"));
+        cpu.put("utilization_pct", 42.0);
+        CpuSample c = new ConfluentAvroDecoder<>(CPU, schemas, AvroRecords::cpuSample).decode(frame(4, CPU, cpu));
+        assertThat(c.scope).isEqualTo("HYPERVISOR");
+        assertThat(c.isTotal()).isTrue();
+        assertThat(c.utilizationPct).isEqualTo(42.0);
+
+        GenericRecord port = new GenericData.Record(PORT);
+        for (Schema.Field f : PORT.getFields()) {
+            port.put(f.name(), f.hasDefaultValue() ? GenericData.get().getDefaultValue(f) : null);
+        }
+        port.put("ts_ms", 1L);
+        port.put("interval_ms", 1000);
+        port.put("run_id", "r");
+        port.put("step_index", 0);
+        port.put("host", "h");
+        port.put("port_id", "eth0");
+        port.put("kind", new GenericData.EnumSymbol(PORT.getField("kind").schema(), "NIC_VMQ"));
+        port.put("queue", 3);
+        port.put("rx_bytes", 10L);
+        port.put("tx_bytes", 20L);
+        PortSample p = new ConfluentAvroDecoder<>(PORT, schemas, AvroRecords::portSample).decode(frame(5, PORT, port));
+        assertThat(p.kind).isEqualTo("NIC_VMQ");
+        assertThat(p.isWholePort()).isFalse();
+        assertThat(p.txBytes).isEqualTo(20);
+    }
+
+    @Test
+    void deserializerTurnsFailuresIntoDeadLettersWithTheirOrigin() throws Exception {
+        ConfluentAvroDeserializer<IoSample> des = new ConfluentAvroDeserializer<>(ReaderSchemas.IO_SAMPLE,
+                () -> schemas, AvroRecords::ioSample, AnalyticsJob.IO_TYPE);
+        des.open(new DeserializationSchema.InitializationContext() {
+            @Override
+            public MetricGroup getMetricGroup() {
+                return new UnregisteredMetricsGroup();
+            }
+
+            @Override
+            public UserCodeClassLoader getUserCodeClassLoader() {
+                return null;
+            }
+        });
+        List<Decoded<IoSample>> out = new ArrayList<>();
+        Collector<Decoded<IoSample>> collector = new Collector<>() {
+            @Override
+            public void collect(Decoded<IoSample> record) {
+                out.add(record);
+            }
+
+            @Override
+            public void close() {}
+        };
+        byte[] key = "run-7/h1".getBytes(StandardCharsets.UTF_8);
+        des.deserialize(new ConsumerRecord<>("ioscale.io_samples", 4, 1234L, key, frame(1, IO, ioRecord())), collector);
+        des.deserialize(new ConsumerRecord<>("ioscale.io_samples", 4, 1235L, key, frame(99, IO, ioRecord())), collector);
+        assertThat(out).hasSize(2);
+        assertThat(out.get(0).isDead()).isFalse();
+        DeadLetter d = out.get(1).deadLetter;
+        assertThat(d.topic).isEqualTo("ioscale.io_samples");
+        assertThat(d.partition).isEqualTo(4);
+        assertThat(d.offset).isEqualTo(1235L);
+        assertThat(d.schemaId).isEqualTo(99);
+        assertThat(d.reasonCode()).isEqualTo("unknown_schema_id");
+        assertThat(d.key).isEqualTo(key);
+        assertThat(d.value).isEqualTo(frame(99, IO, ioRecord()));
+    }
+
+    @Test
+    void registryClientCachesHitsAndMissesAndFailsLoudWhenTheRegistryIsDown() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/schemas/ids/", ex -> {
+            requests.incrementAndGet();
+            String id = ex.getRequestURI().getPath().substring("/schemas/ids/".length());
+            byte[] body;
+            int status;
+            if (id.equals("1")) {
+                String quoted = IO.toString().replace("\\", "\\\\").replace("\"", "\\\"");
+                body = ("{\"schema\": \"" + quoted + "\"}").getBytes(StandardCharsets.UTF_8);
+                status = 200;
+            } else if (id.equals("500")) {
+                body = "{\"error_code\": 50001}".getBytes(StandardCharsets.UTF_8);
+                status = 500;
+            } else {
+                body = "{\"error_code\": 40403, \"message\": \"Schema not found\"}".getBytes(StandardCharsets.UTF_8);
+                status = 404;
+            }
+            ex.sendResponseHeaders(status, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        server.start();
+        try {
+            RegistryClient c = new RegistryClient("http://127.0.0.1:" + server.getAddress().getPort() + "/", 3, 1);
+            assertThat(c.byId(1)).isEqualTo(IO);
+            assertThat(c.byId(1)).isEqualTo(IO);
+            assertThat(requests.get()).isEqualTo(1);
+            assertThat(c.byId(2)).isNull();
+            assertThat(c.byId(2)).isNull(); // negative cache: no second request
+            assertThat(requests.get()).isEqualTo(2);
+            assertThatThrownBy(() -> c.byId(500))
+                    .isInstanceOf(WriterSchemas.RegistryUnavailableException.class)
+                    .hasMessageContaining("after 3 attempts");
+            assertThat(requests.get()).isEqualTo(5);
+        } finally {
+            server.stop(0);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.ioscale.functions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.ioscale.analytics.SaturationConfig;
+import io.ioscale.analytics.SloEvaluator;
+import io.ioscale.analytics.SteadyStateConfig;
+import io.ioscale.records.Alert;
+import io.ioscale.records.RunEvent;
+import io.ioscale.records.StepRow;
+import io.ioscale.records.UslFitRow;
+import io.ioscale.testing.TestData;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** StepAnalyzer's timers and state, driven record by record and watermark by watermark. */
+class StepAnalyzerTest {
+    private static final String RUN = "r";
+    private static final long STEP_MS = 30_000;
+
+    private KeyedTwoInputStreamOperatorTestHarness<String, RunEvent, StepInput, StepRow> h;
+
+    @BeforeEach
+    void open() throws Exception {
+        StepAnalysisSettings settings = new StepAnalysisSettings(SteadyStateConfig.configured(2, 0),
+                SaturationConfig.defaults(), SloEvaluator.parse("p99 < 5 ms"), LoadAxis.VM_COUNT, 5_000,
+                3_600_000L, 5);
+        h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new StepAnalyzer(settings)),
+                e -> e.runId, StepInput::runId, Types.STRING);
+        h.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        h.close();
+    }
+
+    private void step(int index, int vms) throws Exception {
+        RunEvent s = TestData.runEvent(RunEvent.STEP_STARTED, RUN, index * STEP_MS, index);
+        s.load = TestData.load(vms, 4);
+        h.processElement1(new StreamRecord<>(s, s.tsMs));
+    }
+
+    private void endStep(int index) throws Exception {
+        RunEvent e = TestData.runEvent(RunEvent.STEP_ENDED, RUN, (index + 1) * STEP_MS, index);
+        h.processElement1(new StreamRecord<>(e, e.tsMs));
+    }
+
+    /** Second {@code sec} of step {@code index}: {@code n} I/Os (latencies around medianNs) = the IOPS. */
+    private void second(int index, int sec, int n, long medianNs) throws Exception {
+        long ts = index * STEP_MS + sec * 1000L;
+        long[] lat = TestData.latencies(index * 1000L + sec, n, medianNs);
+        h.processElement2(new StreamRecord<>(StepInput.of(TestData.fleetSecond(RUN, index, ts, lat, 4096, 4.0)),
+                ts + 999));
+    }
+
+    private void watermark(long ts) throws Exception {
+        h.processBothWatermarks(new Watermark(ts));
+    }
+
+    private List<StepRow> rows() {
+        return h.extractOutputValues();
+    }
+
+    private ConcurrentLinkedQueue<StreamRecord<Alert>> alerts() {
+        ConcurrentLinkedQueue<StreamRecord<Alert>> a = h.getSideOutput(StepAnalyzer.ALERTS);
+        return a == null ? new ConcurrentLinkedQueue<>() : a;
+    }
+
+    @Test
+    void emitsTheStepRowWhenTheWatermarkPassesTheStepEndNotBefore() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, sec < 2 ? 100 : 1000, 200_000);
+        }
+        endStep(0);
+        watermark(STEP_MS - 1);
+        assertThat(rows()).isEmpty();
+        watermark(STEP_MS);
+        assertThat(rows()).singleElement().satisfies(r -> {
+            assertThat(r.stepIndex).isZero();
+            assertThat(r.steadySeconds).isEqualTo(28);
+            assertThat(r.steadyStartMs).isEqualTo(2_000);
+            assertThat(r.iops).isCloseTo(1000, within(1e-9));
+            assertThat(r.stepSamples).isEqualTo(30);
+            assertThat(r.saturationStatus).isEqualTo("UNDETERMINED"); // first step
+        });
+        ConcurrentLinkedQueue<StreamRecord<UslFitRow>> usl = h.getSideOutput(StepAnalyzer.USL_FITS);
+        assertThat(usl).singleElement().satisfies(u -> assertThat(u.getValue().fitted).isFalse());
+    }
+
+    @Test
+    void raisesLiveSaturationSecondsIntoTheSteadyStateAndTheFinalOneAtTheEnd() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        step(1, 2); // double the VMs: +3 % IOPS, latency x2
+        for (int sec = 0; sec < 14; sec++) {
+            second(1, sec, 1030, 400_000);
+        }
+        watermark(STEP_MS + 14_000);
+        assertThat(alerts()).isEmpty(); // 12 steady seconds: not yet evaluated (every 5 s from min-steady-s)
+        second(1, 14, 1030, 400_000);
+        assertThat(alerts()).singleElement().satisfies(a -> {
+            Alert alert = a.getValue();
+            assertThat(alert.phase).isEqualTo(Alert.LIVE);
+            assertThat(alert.kind).isEqualTo(Alert.SATURATION);
+            assertThat(alert.resource).isEqualTo("device");
+            assertThat(alert.eventTsMs).isEqualTo(STEP_MS + 15_000);
+            assertThat(alert.alertId).isEqualTo("r/1/saturation/live/device");
+        });
+        for (int sec = 15; sec < 30; sec++) {
+            second(1, sec, 1030, 400_000);
+        }
+        assertThat(alerts()).hasSize(1); // raised once per step
+        endStep(1);
+        watermark(2 * STEP_MS);
+        StepRow row = rows().get(1);
+        assertThat(row.saturationStatus).isEqualTo("SATURATED");
+        assertThat(row.saturationBottleneck).isEqualTo("DEVICE_KNEE");
+        assertThat(row.throughputGainPct).isCloseTo(3, within(1e-9));
+        assertThat(row.scalingEfficiencyPct).isCloseTo(51.5, within(1e-9));
+        assertThat(alerts()).extracting(a -> a.getValue().phase).containsExactly(Alert.LIVE, Alert.FINAL);
+    }
+
+    @Test
+    void aLateSecondWithinTheLatenessReplacesTheRowAndLaterOnesAreIgnored() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            if (sec != 10) {
+                second(0, sec, 1000, 200_000);
+            }
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        StepRow first = rows().get(0);
+        assertThat(first.steadySeconds).isEqualTo(27);
+        second(0, 10, 1000, 200_000); // late, the step's lateness (5 s) has not passed
+        assertThat(rows()).hasSize(2);
+        StepRow second = rows().get(1);
+        assertThat(second.steadySeconds).isEqualTo(28);
+        assertThat(second.version()).isGreaterThan(first.version());
+        watermark(STEP_MS + 5_000); // the step closes: its seconds are dropped
+        second(0, 11, 5000, 200_000);
+        assertThat(rows()).hasSize(2);
+    }
+
+    @Test
+    void sloBreachesAreRaisedOnTheStepsMergedHistogram() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 4_000_000); // p99 ~ 10 ms > 5 ms
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        assertThat(alerts()).extracting(a -> a.getValue().kind + "/" + a.getValue().phase)
+                .contains("slo_breach/live", "slo_breach/final");
+        Alert fin = alerts().stream().map(StreamRecord::getValue).filter(a -> a.phase.equals(Alert.FINAL))
+                .findFirst().orElseThrow();
+        assertThat(fin.resource).isEqualTo("latency p99 < 5 ms");
+        assertThat(fin.value).isGreaterThan(5e6);
+        assertThat(fin.threshold).isEqualTo(5e6);
+    }
+
+    @Test
+    void runStateIsClearedAfterTheRunEnds() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        RunEvent ended = TestData.runEvent(RunEvent.RUN_ENDED, RUN, STEP_MS, -1);
+        h.processElement1(new StreamRecord<>(ended, ended.tsMs));
+        watermark(STEP_MS);
+        assertThat(h.numKeyedStateEntries()).isPositive();
+        watermark(STEP_MS + 5_000 + StepAnalyzer.RUN_CLEANUP_DELAY_MS);
+        assertThat(h.numKeyedStateEntries()).isZero();
+    }
+}

@@ -1,0 +1,134 @@
+package io.ioscale.sinks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ioscale.records.Alert;
+import io.ioscale.records.ResultRow;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.streaming.runtime.tasks.TestProcessingTimeService;
+import org.junit.jupiter.api.Test;
+
+/** Batching, flush on checkpoint, the processing-time tick and retries, against a fake ClickHouse. */
+class ClickHouseSinkTest {
+
+    /** Records every insert; fails the first {@code failures} calls. */
+    static final class FakeInserter implements Inserter {
+        final List<String> tables = new ArrayList<>();
+        final List<byte[]> bodies = new ArrayList<>();
+        final List<byte[]> headers = new ArrayList<>();
+        final List<Integer> rows = new ArrayList<>();
+        int failures;
+        int calls;
+        boolean closed;
+
+        @Override
+        public void insert(String table, byte[] header, byte[] body, int length, int n) throws IOException {
+            calls++;
+            if (failures > 0) {
+                failures--;
+                throw new IOException("connection refused");
+            }
+            tables.add(table);
+            headers.add(header);
+            bodies.add(java.util.Arrays.copyOf(body, length));
+            rows.add(n);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    /** A row of a given table. */
+    record Row(String table, int n) implements ResultRow {
+        @Override
+        public void write(RowFormat out) {
+            out.beginRow().uint16("n", n).endRow();
+        }
+    }
+
+    private static ClickHouseConfig config(int batchRows, int attempts) {
+        return new ClickHouseConfig("http://127.0.0.1:1", "ioscale", "u", "p", batchRows, 1 << 20,
+                Duration.ofMillis(500), attempts);
+    }
+
+    private static ClickHouseSink.Writer<ResultRow> writer(FakeInserter fake, ClickHouseConfig cfg,
+                                                           TestProcessingTimeService time) {
+        return new ClickHouseSink.Writer<>(cfg, fake, time, new SimpleCounter(), new SimpleCounter());
+    }
+
+    @Test
+    void buffersPerTableAndInsertsWhenTheBatchIsFull() throws Exception {
+        FakeInserter fake = new FakeInserter();
+        ClickHouseSink.Writer<ResultRow> w = writer(fake, config(3, 1), new TestProcessingTimeService());
+        w.write(new Row("a", 1), null);
+        w.write(new Row("b", 2), null);
+        assertThat(fake.calls).isZero();
+        w.write(new Row("a", 3), null);
+        assertThat(fake.tables).containsExactly("a", "b");
+        // RowBinary: two little-endian UInt16 rows, then one; the header names the column and its type.
+        assertThat(fake.bodies).containsExactly(new byte[] {1, 0, 3, 0}, new byte[] {2, 0});
+        assertThat(fake.headers.get(0)).isEqualTo(new byte[] {1, 1, 'n', 6, 'U', 'I', 'n', 't', '1', '6'});
+        assertThat(fake.rows).containsExactly(2, 1);
+        w.write(new Row("a", 4), null);
+        assertThat(fake.calls).isEqualTo(2); // buffers were emptied
+    }
+
+    @Test
+    void flushOnCheckpointInsertsEverythingBuffered() throws Exception {
+        FakeInserter fake = new FakeInserter();
+        ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), new TestProcessingTimeService());
+        w.write(new Row("a", 1), null);
+        w.flush(false); // what Flink calls before the checkpoint barrier passes the sink
+        assertThat(fake.rows).containsExactly(1);
+        w.flush(false);
+        assertThat(fake.calls).isEqualTo(1); // nothing buffered: no empty insert
+        w.close();
+        assertThat(fake.closed).isTrue();
+    }
+
+    @Test
+    void processingTimeTickFlushesSoLiveRowsDoNotWaitForACheckpoint() throws Exception {
+        FakeInserter fake = new FakeInserter();
+        TestProcessingTimeService time = new TestProcessingTimeService();
+        time.setCurrentTime(0);
+        ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time);
+        w.write(new Row("a", 1), null);
+        time.setCurrentTime(499);
+        assertThat(fake.calls).isZero();
+        time.setCurrentTime(500);
+        assertThat(fake.rows).containsExactly(1);
+        w.write(new Row("a", 2), null);
+        time.setCurrentTime(1000); // the tick re-arms itself
+        assertThat(fake.rows).containsExactly(1, 1);
+    }
+
+    @Test
+    void retriesThenFailsTheTaskKeepingTheRows() throws Exception {
+        FakeInserter fake = new FakeInserter();
+        fake.failures = 1;
+        ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 2), new TestProcessingTimeService());
+        w.write(new Row("a", 1), null);
+        w.flush(false); // first attempt fails, the retry (after 1 s) succeeds
+        assertThat(fake.calls).isEqualTo(2);
+        assertThat(fake.rows).containsExactly(1);
+
+        FakeInserter down = new FakeInserter();
+        down.failures = Integer.MAX_VALUE;
+        ClickHouseSink.Writer<ResultRow> w2 = writer(down, config(1000, 1), new TestProcessingTimeService());
+        w2.write(new Alert(), null);
+        assertThatThrownBy(() -> w2.flush(false)).isInstanceOf(IOException.class)
+                .hasMessageContaining("giving up on 1 rows for alerts after 1 attempts");
+    }
+
+    @Test
+    void configNeverPrintsThePassword() {
+        assertThat(config(1, 1).toString()).doesNotContain("p]").contains("user=u");
+    }
+}
