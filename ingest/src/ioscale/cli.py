@@ -153,6 +153,21 @@ def _cmd_sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_alerts(args: argparse.Namespace) -> int:
+    from ioscale.notifier import Notifier, WebhookSender, watch
+
+    bootstrap, _ = _endpoints(args)
+    notifier = Notifier(webhook=WebhookSender(args.webhook) if args.webhook else None)
+    try:
+        watch(bootstrap, notifier, from_beginning=args.from_beginning, max_seconds=args.max_seconds,
+              group_id=args.group)
+    except KeyboardInterrupt:
+        pass
+    print(f"[notifier] delivered {notifier.delivered} alert(s), webhook failures {notifier.webhook_failures}",
+          file=sys.stderr)
+    return 0
+
+
 def _add_endpoint_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", help="Kafka bootstrap servers (default: the local stack's)")
     p.add_argument("--registry-url", help="schema registry URL (default: the local stack's)")
@@ -201,6 +216,14 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--list", action="store_true", help="list the queries")
     q.add_argument("--describe", action="store_true", help="show a query's parameters and columns")
     q.set_defaults(func=_cmd_sql)
+
+    al = sub.add_parser("alerts", help="follow saturation and SLO alerts: print them, optionally POST to a webhook")
+    al.add_argument("--webhook", help="POST each alert as JSON ({text, alert}) to this URL")
+    al.add_argument("--from-beginning", action="store_true", help="replay the alerts already in Kafka")
+    al.add_argument("--group", help="consumer group: resume where this group left off")
+    al.add_argument("--max-seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
+    _add_endpoint_args(al)
+    al.set_defaults(func=_cmd_alerts)
 
     adm = sub.add_parser("admin", help="initialise services run elsewhere (docker-compose, a lab cluster)")
     adm.add_argument("action", choices=["init"])
