@@ -49,9 +49,8 @@ def summarize(settings, run_ids: list[str]) -> None:
         return
     ch = client(settings, load_secrets(settings), "reader")
     rows = ch.query(
-        "SELECT run_id, step_index, round(sum(ops) / (max(toUnixTimestamp64Milli(ts) + interval_ms) - "
-        "min(toUnixTimestamp64Milli(ts))) * 1000 / uniqExact(host, vm, target, direction) * "
-        "uniqExact(host, vm, target, direction)) AS iops, "
+        "SELECT run_id, step_index, round(sum(ops) * 1000 / (max(toUnixTimestamp64Milli(ts) + interval_ms) - "
+        "min(toUnixTimestamp64Milli(ts)))) AS iops, "
         "round(sum(latency_sum_ns) / greatest(sum(latency_count), 1) / 1000, 1) AS mean_latency_us "
         "FROM ioscale.io_samples FINAL WHERE run_id IN {runs:Array(String)} "
         "GROUP BY run_id, step_index ORDER BY run_id, step_index",
