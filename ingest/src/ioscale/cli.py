@@ -168,6 +168,40 @@ def _cmd_alerts(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_collect(args: argparse.Namespace) -> int:
+    from ioscale.collectors.linux import collect_linux
+    from ioscale.producer import TelemetryProducer
+
+    bootstrap, registry = _endpoints(args)
+    producer = TelemetryProducer(bootstrap, registry)
+    print(f"[collect] sampling every {args.interval_s:g} s for run {args.run_id} (Ctrl-C stops)", file=sys.stderr)
+    sent = collect_linux(producer, args.run_id, step_index=args.step_index, interval_s=args.interval_s,
+                         duration_s=args.duration_s, vm=args.vm or "", devices=args.devices or None)
+    producer.flush()
+    print(f"sent {sent} records for run {args.run_id}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from ioscale.collectors.fio_runner import report_totals, run_fio
+    from ioscale.producer import TelemetryProducer
+
+    sweep = None
+    if args.sweep:
+        name, _, values = args.sweep.partition("=")
+        if not values:
+            raise IoscaleError(f"--sweep {args.sweep!r} needs NAME=V1,V2,...", "e.g. --sweep iodepth=1,2,4,8")
+        sweep = (name.strip(), [v.strip() for v in values.split(",") if v.strip()])
+    bootstrap, registry = _endpoints(args)
+    producer = TelemetryProducer(bootstrap, registry)
+    results = run_fio(producer, args.jobfiles, run_id=args.run_id, sweep=sweep, vm=args.vm or "",
+                      status_interval_s=args.status_interval_s)
+    producer.flush()
+    for line in report_totals(results):
+        print(line)
+    return 0
+
+
 def _add_endpoint_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", help="Kafka bootstrap servers (default: the local stack's)")
     p.add_argument("--registry-url", help="schema registry URL (default: the local stack's)")
@@ -224,6 +258,27 @@ def build_parser() -> argparse.ArgumentParser:
     al.add_argument("--max-seconds", type=float, help="stop after this long (default: run until Ctrl-C)")
     _add_endpoint_args(al)
     al.set_defaults(func=_cmd_alerts)
+
+    col = sub.add_parser("collect", help="live collector: stream this machine's counters as samples")
+    col.add_argument("source", choices=["linux"], help="/proc and /sys (disks, CPUs, interrupts, NICs, FC HBAs)")
+    col.add_argument("--run-id", required=True)
+    col.add_argument("--step-index", type=int, default=-1)
+    col.add_argument("--vm", help="VM name when collecting inside a VM")
+    col.add_argument("--interval-s", type=float, default=1.0)
+    col.add_argument("--duration-s", type=float, help="stop after this long (default: until Ctrl-C)")
+    col.add_argument("--devices", nargs="*", help="block devices to report (default: all whole disks)")
+    _add_endpoint_args(col)
+    col.set_defaults(func=_cmd_collect)
+
+    run = sub.add_parser("run", help="run a load generator and stream its per-interval results live")
+    run.add_argument("tool", choices=["fio"])
+    run.add_argument("jobfiles", nargs="+")
+    run.add_argument("--sweep", help="run the jobs once per value: iodepth=1,2,4 | numjobs=1,2 | bs=4k,8k")
+    run.add_argument("--run-id", help="default: generated")
+    run.add_argument("--vm", help="VM name when running inside a VM")
+    run.add_argument("--status-interval-s", type=int, default=1)
+    _add_endpoint_args(run)
+    run.set_defaults(func=_cmd_run)
 
     adm = sub.add_parser("admin", help="initialise services run elsewhere (docker-compose, a lab cluster)")
     adm.add_argument("action", choices=["init"])

@@ -453,7 +453,7 @@ def _latency_fields(d: Pairs, dw: str, ops: int, runtime_ms: int, issues: Issues
             tags["percentile_sample_count"] = str(count or ops)
     bins = chosen.get("bins")
     if isinstance(bins, Pairs):
-        hist = _bins_histogram(bins, unit, w, issues)
+        hist = bins_histogram(bins, unit, w, issues)
         if hist is not None and hist.count:
             sparse = hist.to_sparse()
             out["bucket_index"], out["bucket_count"] = sparse.indexes, sparse.counts
@@ -467,7 +467,7 @@ def _has_distribution(section: Any) -> bool:
                                            or isinstance(section.get("bins"), Pairs))
 
 
-def _bins_histogram(bins: Pairs, unit: int, where: str, issues: Issues) -> LatencyHistogram | None:
+def bins_histogram(bins: Pairs, unit: int, where: str, issues: Issues) -> LatencyHistogram | None:
     """json+ ``bins`` (fio bucket value -> count) re-bucketed into an ioscale histogram."""
     nr = (GROUP_NR_USEC if unit == 1000 else GROUP_NR_NSEC) * FIO_IO_U_PLAT_VAL
     hist = LatencyHistogram()
