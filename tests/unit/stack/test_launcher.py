@@ -129,3 +129,12 @@ def test_unknown_component_is_rejected(fake_stack):
 def test_down_without_secrets_works_on_fresh_state(fake_stack):
     assert not fake_stack.settings.secrets_file.exists()
     assert fake_stack.down() == []
+
+
+def test_up_after_status_on_a_fresh_home_generates_secrets(fake_stack):
+    """Regression: the test fixture asks for status first; `up` then ran with the empty secrets of that call."""
+    assert not fake_stack.settings.secrets_file.exists()
+    fake_stack.status(["fake"])
+    comps = fake_stack.up(["fake"])
+    assert comps[0].ctx.secrets.get("CLICKHOUSE_ADMIN_PASSWORD")
+    assert fake_stack.settings.secrets_file.exists()

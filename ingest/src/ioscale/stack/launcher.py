@@ -54,8 +54,14 @@ class Launcher:
         self.settings = settings or StackSettings.from_env()
         self.ui = ui or Progress()
         self._ctx: StackContext | None = None
+        self._secrets_created = False
 
     def context(self, create_secrets: bool) -> StackContext:
+        if self._ctx is not None and create_secrets and not self._secrets_created:
+            # A context made by `status` on a fresh home has no secrets; `up` must generate them into the
+            # same dict, since components already built hold a reference to it.
+            self._ctx.secrets.update(load_secrets(self.settings, create=True))
+            self._secrets_created = True
         if self._ctx is None:
             for d in (self.settings.home, self.settings.log_dir, self.settings.run_dir, self.settings.data_dir):
                 d.mkdir(parents=True, exist_ok=True)
@@ -64,6 +70,7 @@ class Launcher:
             except ConfigError:
                 secrets = {}  # never started: `down`/`status` still work, they need no credentials
             self._ctx = StackContext(self.settings, secrets, self.ui)
+            self._secrets_created = create_secrets
         return self._ctx
 
     def component(self, name: str, create_secrets: bool = False) -> Component:
