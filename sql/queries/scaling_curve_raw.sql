@@ -56,7 +56,7 @@ WITH
     steps AS (
         SELECT
             step_index,
-            argMax(step_label, ts)                                        AS step_label,
+            argMaxIf(step_label, ts, step_label != '')                    AS step_label,
             argMaxIf(vm_count, ts, has_load)                              AS vm_count,
             argMaxIf(targets_per_vm, ts, has_load)                        AS targets_per_vm,
             argMaxIf(workers_per_target, ts, has_load)                    AS workers_per_target,

@@ -49,7 +49,7 @@ WITH
     steps AS (
         SELECT
             step_index,
-            argMax(step_label, ts)                       AS step_label,
+            argMaxIf(step_label, ts, step_label != '')   AS step_label,
             anyIf(start_ts, event_type = 'step_ended')   AS measured_start,
             anyIf(end_ts, event_type = 'step_ended')     AS measured_end
         FROM ioscale.run_events FINAL
