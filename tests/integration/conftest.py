@@ -15,7 +15,13 @@ def stack() -> StackEndpoints:
     launcher = Launcher()
     before = running_components(launcher)
     if len(before) < len(launcher.status()):
-        launcher.up()  # installs what is missing, reuses what runs, resubmits jobs; progress on stderr
+        try:
+            launcher.up()  # installs what is missing, reuses what runs, resubmits jobs; progress on stderr
+        except BaseException:
+            # A failed start must not leave half a stack running for the next session to trip over.
+            if not keep_stack():
+                launcher.down([st.name for st in launcher.status() if st.name not in before])
+            raise
     started = [n for n in (st.name for st in launcher.status()) if n not in before]
     yield from_settings(launcher.settings, load_secrets(launcher.settings), started_here=bool(started))
     # Components we found running belong to the developer; the ones we started, we stop.
