@@ -18,7 +18,7 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import CLICKHOUSE_USERS
 from ioscale.stack.superset import DATABASE_NAME, LIVE_DASHBOARD_SLUG, SupersetComponent, api_session
-from ioscale.stack.superset_bundle import bundle_uuids
+from ioscale.stack.superset_bundle import bundle_uuids, dashboard_chart_refs, load_sources
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -132,19 +132,24 @@ def test_clickhouse_database_is_listed_with_the_reader_account(api, database_id,
 
 
 def test_live_dashboard_is_imported_with_its_charts_and_filters(api, stack):
-    uuids = bundle_uuids(stack.settings.repo / "superset")
+    sources = load_sources(stack.settings.repo / "superset")
     dash = api.api("GET", f"/api/v1/dashboard/{LIVE_DASHBOARD_SLUG}").json()["result"]
-    assert dash["dashboard_title"] == "ioscale — live run (preview)" and dash["published"]
+    assert dash["dashboard_title"] == "ioscale — live run" and dash["published"]
     meta = json.loads(dash["json_metadata"])
     assert meta["refresh_frequency"] == 5
-    [run_filter] = [f for f in meta["native_filter_configuration"] if f["filterType"] == "filter_select"]
-    assert run_filter["targets"][0]["column"]["name"] == "run_id"
+    by_column = {f["targets"][0]["column"]["name"]: f for f in meta["native_filter_configuration"]
+                 if f["filterType"] == "filter_select"}
+    assert set(by_column) == {"run_id", "host", "vm", "target"}
     dataset_ids = {r["uuid"]: r["id"] for r in
-                   api.api("GET", "/api/v1/dataset/?q=(columns:!(id,uuid))").json()["result"]}
-    assert run_filter["targets"][0]["datasetId"] == dataset_ids[uuids["datasets"][0]]
+                   api.api("GET", "/api/v1/dataset/?q=(columns:!(id,uuid),page_size:100)").json()["result"]}
+    runs_uuid = next(str(d["uuid"]) for n, d in sources.items() if n.startswith("datasets/") and d["table_name"] == "dash_runs")
+    assert by_column["run_id"]["targets"][0]["datasetId"] == dataset_ids[runs_uuid]  # remapped from the UUID
     charts = api.api("GET", f"/api/v1/dashboard/{dash['id']}/charts").json()["result"]
     ids = _chart_ids(api)
-    assert sorted(c["id"] for c in charts) == sorted(ids[u] for u in (CHART_IOPS, CHART_LATENCY, CHART_THROUGHPUT))
+    # the three preview charts kept their UUIDs and live on in the live dashboard
+    assert {ids[u] for u in (CHART_IOPS, CHART_LATENCY, CHART_THROUGHPUT)} <= {c["id"] for c in charts}
+    assert len(charts) == len(dashboard_chart_refs(next(d for n, d in sources.items()
+                                                        if n.startswith("dashboards/") and d["slug"] == LIVE_DASHBOARD_SLUG)))
 
 
 def test_reimport_is_idempotent(api, stack):
@@ -155,8 +160,8 @@ def test_reimport_is_idempotent(api, stack):
     comp.configure()
     assert _chart_ids(api) == before
     dashboards = api.api("GET", "/api/v1/dashboard/?q=(columns:!(id,uuid),page_size:100)").json()["result"]
-    live_uuid = bundle_uuids(stack.settings.repo / "superset")["dashboards"][0]
-    assert [d["uuid"] for d in dashboards].count(live_uuid) == 1
+    for uuid in bundle_uuids(stack.settings.repo / "superset")["dashboards"]:
+        assert [d["uuid"] for d in dashboards].count(uuid) == 1
     databases = api.api("GET", "/api/v1/database/?q=(columns:!(id,database_name))").json()["result"]
     assert [d["database_name"] for d in databases].count(DATABASE_NAME) == 1
 

@@ -14,11 +14,13 @@ import pytest
 import yaml
 
 from ioscale.stack import superset_bundle as sb
-from ioscale.stack.superset import DATABASE_NAME, LIVE_DASHBOARD_SLUG
+from ioscale.stack.superset import DASHBOARD_SLUGS, DATABASE_NAME, LIVE_DASHBOARD_SLUG
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLE = REPO / "superset"
-IO_SAMPLES_DDL = REPO / "sql" / "migrations" / "0010_create_table_io_samples.sql"
+MIGRATIONS = REPO / "sql" / "migrations"
+IO_SAMPLES_DDL = MIGRATIONS / "0010_create_table_io_samples.sql"
+LIVE_UUID = "7ac26bbd-f745-4533-bbe6-ea7a3a6caa5a"  # the former preview dashboard's: kept, so `up` replaces it
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # A password that needs every kind of quoting in a URI.
 NASTY_PASSWORD = "p@ss:w/rd?#%&=+ é"
@@ -42,8 +44,10 @@ def test_every_yaml_file_parses_and_all_kinds_are_present(sources):
     kinds = {name.split("/")[0] for name in sources}
     assert kinds == {"metadata.yaml", "databases", "datasets", "charts", "dashboards"}
     assert sources["metadata.yaml"]["type"] == "assets"
-    all_yaml = sorted(p.relative_to(BUNDLE).as_posix() for p in BUNDLE.rglob("*.yaml"))
-    assert sorted(sources) == all_yaml  # no YAML file is silently left out of the bundle
+    # no YAML file is silently left out of the bundle; alerts/ is applied through the REST API instead
+    all_yaml = sorted(p.relative_to(BUNDLE).as_posix() for p in BUNDLE.rglob("*.yaml")
+                      if not p.relative_to(BUNDLE).as_posix().startswith("alerts/"))
+    assert sorted(sources) == all_yaml
 
 
 def test_bundle_is_consistent(sources):
@@ -89,30 +93,147 @@ def test_no_password_or_uri_credentials_in_repo_files():
 def test_constants_in_code_match_the_bundle(sources):
     dashboards = [d for n, d in sources.items() if n.startswith("dashboards/")]
     assert LIVE_DASHBOARD_SLUG in {d["slug"] for d in dashboards}
+    assert set(DASHBOARD_SLUGS) == {d["slug"] for d in dashboards}
     assert DATABASE_NAME in {d["database_name"] for n, d in sources.items() if n.startswith("databases/")}
 
 
-def test_live_dashboard_refreshes_every_5s_and_filters_by_run(sources):
-    dash = next(d for n, d in sources.items() if n.startswith("dashboards/") and d["slug"] == LIVE_DASHBOARD_SLUG)
-    assert dash["metadata"]["refresh_frequency"] == 5
-    filters = dash["metadata"]["native_filter_configuration"]
-    run_filter = [f for f in filters if f["filterType"] == "filter_select"]
-    assert [t["column"]["name"] for f in run_filter for t in f["targets"]] == ["run_id"]
+def _dashboard(sources: dict, slug: str) -> dict:
+    return next(d for n, d in sources.items() if n.startswith("dashboards/") and d["slug"] == slug)
+
+
+def _charts_on(sources: dict, slug: str) -> list[dict]:
     charts = {str(d["uuid"]): d for n, d in sources.items() if n.startswith("charts/")}
-    on_dash = [charts[u] for u, _ in sb.dashboard_chart_refs(dash)]
-    assert {c["params"]["metrics"][0] for c in on_dash} == {"iops", "mb_per_s", "mean_latency_us"}
-    for chart in on_dash:  # units in axis titles
-        assert re.search(r"\((ops/s|operations/s|MB/s|µs)", chart["params"]["y_axis_title"]), chart["slice_name"]
+    return [charts[u] for u, _ in sb.dashboard_chart_refs(_dashboard(sources, slug))]
+
+
+def _filter_columns(dash: dict) -> dict[str, str]:
+    return {f["name"]: f["targets"][0].get("column", {}).get("name")
+            for f in dash["metadata"]["native_filter_configuration"]}
+
+
+def _all_metrics(charts: list[dict]) -> set[str]:
+    out: set[str] = set()
+    for c in charts:
+        p = c["params"]
+        for key in ("metrics", "metrics_b"):
+            out.update(m for m in p.get(key) or [] if isinstance(m, str))
+        if isinstance(p.get("metric"), str):
+            out.add(p["metric"])
+    return out
+
+
+def test_live_dashboard_refreshes_every_5s_and_filters_by_run_host_vm_target(sources):
+    dash = _dashboard(sources, LIVE_DASHBOARD_SLUG)
+    assert str(dash["uuid"]) == LIVE_UUID
+    assert 0 < dash["metadata"]["refresh_frequency"] <= 5
+    cols = _filter_columns(dash)
+    assert {"run_id", "host", "vm", "target"} <= set(cols.values())
+    [run] = [f for f in dash["metadata"]["native_filter_configuration"] if f["name"] == "Run"]
+    # the newest run is preselected, and charts wait for it (else they load unfiltered)
+    assert run["controlValues"]["defaultToFirstItem"] and run["requiredFirst"]
+    assert run["controlValues"]["sortMetric"] == "last_event_ts" and not run["controlValues"]["sortAscending"]
+    metrics = _all_metrics(_charts_on(sources, LIVE_DASHBOARD_SLUG))
+    # IOPS, MB/s, latency percentiles with N, outstanding I/Os, CPU, interrupts, port utilization
+    assert {"iops", "mb_per_s", "p50_latency_us", "p99_latency_us", "p99_9_latency_us", "p99_999_latency_us",
+            "latency_samples", "outstanding_ios_total", "cpu_utilization_pct", "interrupts_rate",
+            "port_utilization_pct"} <= metrics
+    groupbys = {g for c in _charts_on(sources, LIVE_DASHBOARD_SLUG) for g in c["params"].get("groupby") or []}
+    assert {"vm", "target", "host", "direction"} <= groupbys  # per VM, per target, per host, per direction
+    assert "live_current_step" in {n.split("/")[1][:-5] for n, d in sources.items()
+                                   if n.startswith("charts/") and d in _charts_on(sources, LIVE_DASHBOARD_SLUG)}
+
+
+def test_scaling_dashboard_has_linear_reference_gain_usl_and_the_saturation_point(sources):
+    charts = _charts_on(sources, "ioscale-scaling")
+    metrics = _all_metrics(charts)
+    assert {"sc_iops", "sc_linear_iops", "sc_usl_iops", "sc_mb_per_s", "sc_p99_us", "sc_p99_999_us",
+            "sc_cpu_max_pct", "sc_gain_pct", "usl_throughput"} <= metrics
+    marked = [c for c in charts if c["viz_type"] == "mixed_timeseries"
+              and {"subject": "is_saturation_point", "operator": "==", "comparator": True}.items()
+              <= (c["params"]["adhoc_filters_b"] or [{}])[0].items()]
+    assert len(marked) >= 4  # IOPS, MB/s, latency and CPU curves mark the saturation point...
+    assert all(c["params"]["groupby_b"] == ["saturation_label"] for c in marked)  # ...named by its bottleneck
+    latency = next(c for c in charts if "sc_p99_999_us" in (c["params"].get("metrics") or []))
+    assert latency["params"]["logAxis"] is True
+    # the saturation marker is red whatever the bottleneck
+    colors = _dashboard(sources, "ioscale-scaling")["metadata"]["label_colors"]
+    assert {colors[f"saturation: {b}"] for b in ("PORT", "CPU", "DEVICE_KNEE")} == {"#D62728"}
+
+
+def test_saturation_dashboard_has_timeline_evidence_and_limits_of_every_run(sources):
+    charts = _charts_on(sources, "ioscale-saturation")
+    raw_cols = {c for ch in charts for c in ch["params"].get("all_columns") or []}
+    assert {"evidence", "limited_by", "value_text", "threshold_text"} <= raw_cols
+    dash = _dashboard(sources, "ioscale-saturation")
+    [run] = [f for f in dash["metadata"]["native_filter_configuration"] if f["name"] == "Run"]
+    local = {u: i for u, i in sb.dashboard_chart_refs(dash)}
+    all_runs = [c for c in charts if "limited_by" in (c["params"].get("groupby") or [])
+                or "swept" in (c["params"].get("all_columns") or []) and c["params"]["row_limit"] > 1]
+    assert all_runs and all(local[str(c["uuid"])] in run["scope"]["excluded"] for c in all_runs)
+
+
+def test_comparison_dashboard_overlays_runs_and_shows_differences(sources):
+    charts = _charts_on(sources, "ioscale-compare")
+    metrics = _all_metrics(charts)
+    assert {"cmp_iops", "cmp_iops_diff_pct", "cmp_mb_per_s_diff_pct", "cmp_p99_diff_pct"} <= metrics
+    assert all(c["params"].get("groupby") == ["run_label"] for c in charts if c["viz_type"].startswith("echarts"))
+    cols = _filter_columns(_dashboard(sources, "ioscale-compare"))
+    assert set(cols.values()) == {"run_id", "baseline_run_id"}
+    dataset = next(d for n, d in sources.items() if n.startswith("datasets/") and d["table_name"] == "run_comparison")
+    assert "remove_filter=True" in dataset["sql"]  # the baseline filter is consumed by the dataset's Jinja
+
+
+def test_fleet_balance_dashboard_shows_per_vm_and_per_target_spread(sources):
+    charts = _charts_on(sources, "ioscale-fleet-balance")
+    boxes = [c for c in charts if c["viz_type"] == "box_plot"]
+    assert {"vm"} <= {col for c in boxes for col in c["params"]["columns"]}
+    assert any("target" in c["params"]["groupby"] for c in boxes)
+    laggards = next(c for c in charts if "vm_iops_vs_median_pct" in (c["params"].get("all_columns") or []))
+    assert laggards["params"]["order_by_cols"] == [json.dumps(["vm_iops_vs_median_pct", True])]  # slowest first
+
+
+def test_charts_are_readable_units_on_axes_and_log_latency(sources):
+    for name, chart in sources.items():
+        if not name.startswith("charts/"):
+            continue
+        p = chart["params"]
+        if chart["viz_type"].startswith("echarts_timeseries") or chart["viz_type"] == "mixed_timeseries":
+            assert p.get("y_axis_title") and p.get("x_axis_title"), name
+            title = p["y_axis_title"]
+            # a unit: (IOPS ...), (MB/s), (µs ...), (%), or a plain count/step axis
+            assert re.search(r"\((ops/s|MB/s|µs|%|\w+ ?/s)|IOPS|MB/s|µs|%|I/Os|Load step|Interrupts/s|Throughput",
+                             title), (name, title)
+            if "log scale" in title:
+                assert p.get("logAxis") is True, name
+        assert chart["slice_name"] and chart["description"], name
+
+
+def test_dashboards_are_physical_views_defined_in_migrations(sources):
+    created = {}
+    for path in sorted(MIGRATIONS.glob("03*_create_view_dash_*.sql")):
+        m = re.search(r"CREATE VIEW IF NOT EXISTS (\w+\.\w+)", path.read_text())
+        assert m, path.name
+        created[m.group(1)] = path.name
+        assert path.name.endswith(f"_create_view_{m.group(1).split('.')[1]}.sql")
+    tables = sb.physical_tables(sources)
+    assert tables and set(tables) <= set(created), set(tables) - set(created)
+    # the one virtual dataset is short Jinja over a view: Superset parses its text on every query
+    virtual = [d for n, d in sources.items() if n.startswith("datasets/") and d.get("sql")]
+    assert [d["table_name"] for d in virtual] == ["run_comparison"]
+    assert "FROM ioscale.dash_run_comparison" in virtual[0]["sql"] and len(virtual[0]["sql"]) < 1500
 
 
 def test_dataset_columns_match_the_clickhouse_ddl(sources):
+    """The raw-sample view passes io_samples columns through: same names and types as the table's DDL."""
     ddl_types = _ddl_columns(IO_SAMPLES_DDL.read_text())
-    dataset = next(d for n, d in sources.items() if n.startswith("datasets/") and d["table_name"] == "io_samples")
+    dataset = next(d for n, d in sources.items() if n.startswith("datasets/") and d["table_name"] == "dash_io_samples")
     for col in dataset["columns"]:
         assert col["column_name"] in ddl_types, f"{col['column_name']} is not a column of ioscale.io_samples"
         assert col["type"] == ddl_types[col["column_name"]], col["column_name"]
     # ClickHouse resolves aliases before columns: a metric named like a column breaks its own query.
-    assert not {m["metric_name"] for m in dataset["metrics"]} & set(ddl_types)
+    for name, doc in sources.items():
+        if name.startswith("datasets/"):
+            assert not {m["metric_name"] for m in doc["metrics"]} & {c["column_name"] for c in doc["columns"]}, name
 
 
 def _ddl_columns(ddl: str) -> dict[str, str]:
@@ -156,6 +277,8 @@ def test_render_serialises_query_context_with_form_data(sources):
         assert isinstance(chart["query_context"], str), name
         qc = json.loads(chart["query_context"])
         assert qc["form_data"] == chart["params"], name
+        if not chart["viz_type"].startswith("echarts_timeseries"):
+            continue
         query = qc["queries"][0]
         # the query asks for what the editor shows: same metrics, x axis plus the same group-by
         assert query["metrics"] == chart["params"]["metrics"], name
@@ -186,7 +309,7 @@ def test_build_bundle_end_to_end():
     blob = sb.build_bundle(BUNDLE, _uri("secret-1"))
     zf = zipfile.ZipFile(io.BytesIO(blob))
     assert f"{sb.ZIP_ROOT}/metadata.yaml" in zf.namelist()
-    assert sb.bundle_uuids(BUNDLE)["dashboards"] == ["7ac26bbd-f745-4533-bbe6-ea7a3a6caa5a"]
+    assert LIVE_UUID in sb.bundle_uuids(BUNDLE)["dashboards"] and len(sb.bundle_uuids(BUNDLE)["dashboards"]) == 5
 
 
 # -- the checks catch broken bundles ----------------------------------------------------------------
@@ -206,11 +329,27 @@ def _break(sources: dict, prefix: str, mutate) -> list[str]:
         ("charts/", lambda c: c["params"].update(metrics=["no_such_metric"]), "'no_such_metric' is not defined"),
         ("charts/", lambda c: c["params"].update(groupby=["no_such_col"]), "'no_such_col' is not in its dataset"),
         ("charts/", lambda c: c.update(query_context=None), "query_context is missing"),
+        ("charts/", lambda c: c["query_context"]["queries"][0].update(metrics=["iops", "mb_per_s"]),
+         "asks for metrics"),
+        ("charts/", lambda c: c["query_context"]["queries"].append({}), "queries, echarts_timeseries_line builds 1"),
+        ("datasets/", lambda d: d["metrics"].append({"metric_name": d["columns"][0]["column_name"]}),
+         "metric names equal column names"),
         ("dashboards/", lambda d: next(v for v in d["position"].values()
                                        if isinstance(v, dict) and v.get("type") == "CHART")["meta"].update(
                                            uuid="00000000-0000-4000-8000-000000000000"), "matches no chart"),
         ("dashboards/", lambda d: d["metadata"]["native_filter_configuration"][0]["targets"][0].update(
             datasetUuid="00000000-0000-4000-8000-000000000000"), "native filter dataset"),
+        ("dashboards/", lambda d: d["metadata"]["native_filter_configuration"][0]["targets"][0].update(
+            column={"name": "no_such_col"}), "targets column 'no_such_col'"),
+        ("dashboards/", lambda d: d["metadata"]["native_filter_configuration"][0].pop("requiredFirst", None)
+         or d["metadata"]["native_filter_configuration"][0]["controlValues"].update(defaultToFirstItem=True),
+         "set requiredFirst: true"),
+        ("dashboards/", lambda d: d["metadata"]["native_filter_configuration"][0]["scope"].update(excluded=[999]),
+         "excludes chartId 999"),
+        ("dashboards/", lambda d: d["metadata"]["native_filter_configuration"][0].update(
+            cascadeParentIds=["NATIVE_FILTER-nope"]), "cascades from unknown filter"),
+        ("dashboards/", lambda d: next(v for v in d["position"].values() if isinstance(v, dict)
+                                       and v.get("type") == "CHART")["meta"].update(width=13), "columns wide"),
     ],
 )
 def test_check_reports_broken_references(sources, prefix, mutate, expected):

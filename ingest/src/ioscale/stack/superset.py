@@ -4,7 +4,8 @@
     prepare    `superset db upgrade`, `superset init`, admin user (created, or its password reset);
                skipped when data/superset/prepared.json matches the install, DB revision and password
     processes  gunicorn in the foreground on 127.0.0.1, one gthread worker (memory: ~350 MB RSS)
-    configure  import the bundle built from superset/ through /api/v1/assets/import/ (overwrite by UUID)
+    configure  import the bundle built from superset/ through /api/v1/assets/import/ (overwrite by UUID), then
+               delete what an earlier import created and the bundle no longer has (data/superset/imported.json)
 
 Configuration lives in stack/superset/superset_config.py; it gets its secret key and state directory
 from the environment set here (see :meth:`SupersetComponent.env`).
@@ -29,12 +30,22 @@ from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.settings import CLICKHOUSE_USERS, SUPERSET_ADMIN_USER, StackSettings
-from ioscale.stack.superset_bundle import build_bundle, clickhouse_uri
+from ioscale.stack.superset_bundle import KINDS, build_bundle, bundle_uuids, clickhouse_uri
 
 SUPERSET_VERSION = "6.1.0"
 PYTHON_VERSION = (3, 11)
-#: Slug of the dashboard in superset/dashboards/ioscale_live_run_preview.yaml.
-LIVE_DASHBOARD_SLUG = "ioscale-live-preview"
+#: Slug of the dashboard in superset/dashboards/ioscale_live_run.yaml.
+LIVE_DASHBOARD_SLUG = "ioscale-live"
+#: Every dashboard of superset/dashboards/ by slug, with what `stack up` lists it as (a unit test compares them).
+DASHBOARD_SLUGS = {
+    LIVE_DASHBOARD_SLUG: "Live run",
+    "ioscale-scaling": "Scaling curves",
+    "ioscale-saturation": "Saturation and alerts",
+    "ioscale-compare": "Run comparison",
+    "ioscale-fleet-balance": "Fleet balance",
+}
+#: REST resource per bundle folder, in the order stale objects are deleted (users of an object first).
+_API_RESOURCE = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset", "databases": "database"}
 #: Name of the database in superset/databases/ (what SQL Lab and the tests look for).
 DATABASE_NAME = "ioscale ClickHouse"
 #: One worker process with threads: each Superset worker holds the whole app (~300 MB), and a single
@@ -113,6 +124,11 @@ class SupersetComponent(Component):
     @property
     def _prepared_marker(self) -> Path:
         return self.data / "prepared.json"
+
+    @property
+    def _imported_record(self) -> Path:
+        """UUIDs the last import brought in, per bundle folder: what a later import may delete."""
+        return self.data / "imported.json"
 
     @property
     def url(self) -> str:
@@ -290,11 +306,37 @@ class SupersetComponent(Component):
                 str(self.log_file),
                 "fix the bundle under superset/ (or see the log), then re-run `ioscale stack up`",
             )
-        r = session.get(f"{self.url}/api/v1/dashboard/{LIVE_DASHBOARD_SLUG}", timeout=30)
-        if r.status_code != 200:
-            raise StackError(self.name, f"import reported OK but dashboard {LIVE_DASHBOARD_SLUG!r} is missing "
-                             f"(HTTP {r.status_code})", str(self.log_file), "see the log, then re-run `ioscale stack up`")
-        self.ui.done(f"{self.name}: imported dashboards from superset/ ({time.monotonic() - t0:.1f}s)")
+        for slug in DASHBOARD_SLUGS:
+            r = session.get(f"{self.url}/api/v1/dashboard/{slug}", timeout=30)
+            if r.status_code != 200:
+                raise StackError(self.name, f"import reported OK but dashboard {slug!r} is missing (HTTP {r.status_code})",
+                                 str(self.log_file), "see the log, then re-run `ioscale stack up`")
+        removed = self._prune(session, bundle_uuids(self.bundle_dir))
+        note = f", removed {removed} object(s) no longer in superset/" if removed else ""
+        self.ui.done(f"{self.name}: imported dashboards from superset/ ({time.monotonic() - t0:.1f}s{note})")
+
+    def _prune(self, session: "SupersetSession", current: dict[str, list[str]]) -> int:
+        """Delete objects the previous import created that the bundle no longer holds (a renamed or removed
+        chart would otherwise linger on its dashboards' former users' lists); objects made in the UI, which
+        no import recorded, are never touched. Records the current UUIDs for the next run."""
+        try:
+            previous = json.loads(self._imported_record.read_text())
+        except (FileNotFoundError, ValueError):
+            previous = {}
+        removed = 0
+        for kind, resource in _API_RESOURCE.items():
+            stale = set(previous.get(kind, [])) - set(current.get(kind, []))
+            if not stale:
+                continue
+            for obj_id, uuid in _list_ids(session, resource):
+                if uuid in stale:
+                    r = session.delete(f"{self.url}/api/v1/{resource}/{obj_id}", timeout=60)
+                    if r.status_code not in (200, 404):
+                        raise StackError(self.name, f"could not delete stale {resource} {uuid}: HTTP {r.status_code} "
+                                         f"{_redact(r.text, self.ctx.secrets)[:300]}", str(self.log_file))
+                    removed += 1
+        self._imported_record.write_text(json.dumps({k: sorted(current.get(k, [])) for k in KINDS}, indent=2))
+        return removed
 
     def health(self) -> Health:
         try:
@@ -308,7 +350,8 @@ class SupersetComponent(Component):
     def endpoints(self) -> list[Endpoint]:
         return [
             Endpoint("Superset", f"{self.url}/"),
-            Endpoint("Live dashboard", f"{self.url}/superset/dashboard/{LIVE_DASHBOARD_SLUG}/"),
+            *[Endpoint(f"Dashboard: {label}", f"{self.url}/superset/dashboard/{slug}/")
+              for slug, label in DASHBOARD_SLUGS.items()],
             Endpoint(
                 "Superset login",
                 f"user {SUPERSET_ADMIN_USER}, password: SUPERSET_ADMIN_PASSWORD in {self.settings.secrets_file}",
@@ -334,6 +377,21 @@ def find_python311() -> str:
     return out[0]
 
 
+def _list_ids(session: "SupersetSession", resource: str) -> list[tuple[int, str]]:
+    """(id, uuid) of every object of a REST resource (chart, dashboard, dataset, database), all pages."""
+    out: list[tuple[int, str]] = []
+    page = 0
+    while True:
+        r = session.get(f"{session.base_url}/api/v1/{resource}/?q=(columns:!(id,uuid),page:{page},page_size:100)",
+                        timeout=60)
+        r.raise_for_status()
+        rows = r.json()["result"]
+        out += [(row["id"], str(row["uuid"])) for row in rows]
+        if len(rows) < 100:
+            return out
+        page += 1
+
+
 def _redact(text: str, secrets: dict[str, str]) -> str:
     for value in secrets.values():
         if value:
@@ -352,21 +410,22 @@ class SupersetSession(requests.Session):
 
 
 def api_session(settings: StackSettings, secrets: dict[str, str], timeout_s: float = 30.0) -> SupersetSession:
-    """Session logged in as the admin: JWT bearer token plus the session cookie and CSRF token
-    that state-changing endpoints (imports, SQL Lab) require."""
-    base = settings.url("superset")
+    """Session logged in as the local stack's admin (see :func:`api_session_for`)."""
+    return api_session_for(settings.url("superset"), SUPERSET_ADMIN_USER, secrets["SUPERSET_ADMIN_PASSWORD"],
+                           timeout_s)
+
+
+def api_session_for(base_url: str, user: str, password: str, timeout_s: float = 30.0) -> SupersetSession:
+    """Session logged in to Superset at ``base_url``: JWT bearer token plus the session cookie and CSRF token
+    that state-changing endpoints (imports, SQL Lab, reports) require."""
+    base = base_url.rstrip("/")
     s = SupersetSession()
     s.trust_env = False
     s.base_url = base
     try:
         r = s.post(
             f"{base}/api/v1/security/login",
-            json={
-                "username": SUPERSET_ADMIN_USER,
-                "password": secrets["SUPERSET_ADMIN_PASSWORD"],
-                "provider": "db",
-                "refresh": False,
-            },
+            json={"username": user, "password": password, "provider": "db", "refresh": False},
             timeout=timeout_s,
         )
     except requests.RequestException as e:
@@ -374,7 +433,7 @@ def api_session(settings: StackSettings, secrets: dict[str, str], timeout_s: flo
     if r.status_code != 200 or "access_token" not in r.text:
         raise StackError(
             "superset",
-            f"API login as {SUPERSET_ADMIN_USER!r} failed: HTTP {r.status_code}",
+            f"API login as {user!r} failed: HTTP {r.status_code}",
             hint="re-run `ioscale stack up`: it resets the admin password to the one in secrets.env",
         )
     s.headers["Authorization"] = f"Bearer {r.json()['access_token']}"

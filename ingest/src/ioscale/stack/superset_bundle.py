@@ -94,15 +94,133 @@ def dashboard_filter_dataset_refs(dashboard: dict[str, Any]) -> list[str]:
     return refs
 
 
-def _chart_metric_names(chart: dict[str, Any]) -> set[str]:
-    """Saved-metric names a chart uses (strings in params.metrics / query_context queries)."""
-    names = {m for m in (chart.get("params") or {}).get("metrics") or [] if isinstance(m, str)}
+#: params keys that name saved metrics / dataset columns, per the viz types the bundle uses.
+_METRIC_KEYS = ("metrics", "metrics_b", "metric", "timeseries_limit_metric", "timeseries_limit_metric_b",
+                "percent_metrics", "secondary_metric", "sort_by_metric")
+_COLUMN_KEYS = ("groupby", "groupby_b", "columns", "all_columns", "x_axis", "series")
+#: Number of queries the frontend builds for a viz type (the chart data API runs query_context as saved).
+_QUERIES_PER_VIZ = {"mixed_timeseries": 2}
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None or value == "":
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _query_context(chart: dict[str, Any]) -> dict[str, Any]:
     qc = chart.get("query_context")
     if isinstance(qc, str):
         qc = json.loads(qc)
-    for query in (qc or {}).get("queries") or []:
+    return qc or {}
+
+
+def _chart_metric_names(chart: dict[str, Any]) -> set[str]:
+    """Saved-metric names a chart uses: strings in its params and in its query_context's queries."""
+    params = chart.get("params") or {}
+    names = {m for key in _METRIC_KEYS for m in _as_list(params.get(key)) if isinstance(m, str)}
+    for query in _query_context(chart).get("queries") or []:
         names.update(m for m in query.get("metrics") or [] if isinstance(m, str))
+        names.update(o[0] for o in query.get("orderby") or [] if isinstance(o, list) and isinstance(o[0], str)
+                     and o[0] in names)
     return names
+
+
+def _chart_column_names(chart: dict[str, Any]) -> set[str]:
+    """Dataset columns a chart references by name: params (group-bys, x axis, raw columns, sort, filters) and
+    the saved queries (columns, series, filters). Adhoc SQL expressions are not names and are skipped."""
+    params = chart.get("params") or {}
+    cols = {c for key in _COLUMN_KEYS for c in _as_list(params.get(key)) if isinstance(c, str)}
+    for key in ("adhoc_filters", "adhoc_filters_b"):
+        cols.update(f["subject"] for f in params.get(key) or []
+                    if f.get("expressionType") == "SIMPLE" and isinstance(f.get("subject"), str))
+    for item in params.get("order_by_cols") or []:
+        cols.add(json.loads(item)[0])
+    for query in _query_context(chart).get("queries") or []:
+        for c in query.get("columns") or []:
+            if isinstance(c, str):
+                cols.add(c)
+            elif isinstance(c, dict) and c.get("isColumnReference"):
+                cols.add(c["sqlExpression"])
+        cols.update(c for c in query.get("series_columns") or [] if isinstance(c, str))
+        cols.update(f["col"] for f in query.get("filters") or [] if isinstance(f.get("col"), str))
+    return cols
+
+
+def _check_chart(name: str, chart: dict[str, Any], dataset: dict[str, Any]) -> list[str]:
+    problems = []
+    metrics = {m["metric_name"] for m in dataset.get("metrics") or []}
+    columns = {c["column_name"] for c in dataset.get("columns") or []}
+    for metric in sorted(_chart_metric_names(chart) - metrics):
+        problems.append(f"{name}: metric {metric!r} is not defined in its dataset")
+    for col in sorted(_chart_column_names(chart) - columns - metrics):
+        problems.append(f"{name}: column {col!r} is not in its dataset")
+    qc = _query_context(chart)
+    if not qc:
+        problems.append(f"{name}: query_context is missing (the chart data API needs it)")
+        return problems
+    queries = qc.get("queries") or []
+    want = _QUERIES_PER_VIZ.get(chart.get("viz_type"), 1)
+    if len(queries) != want:
+        problems.append(f"{name}: query_context has {len(queries)} queries, {chart.get('viz_type')} builds {want}")
+    params = chart.get("params") or {}
+    for i, suffix in enumerate(("", "_b")[:len(queries)]):
+        # The editor's metrics and the saved query's must agree, or the API and the dashboard show different data.
+        expected = [m for m in _as_list(params.get("metrics" + suffix) or params.get("metric")) if isinstance(m, str)]
+        got = [m for m in queries[i].get("metrics") or [] if isinstance(m, str)]
+        if expected and got and expected != got:
+            problems.append(f"{name}: query {i} asks for metrics {got}, the chart shows {expected}")
+    return problems
+
+
+def _check_dashboard(name: str, dash: dict[str, Any], chart_uuids: set[str],
+                     ds_by_uuid: dict[str, dict[str, Any]]) -> list[str]:
+    problems = []
+    position = dash.get("position") or {}
+    local_ids = []
+    for uuid, chart_id in dashboard_chart_refs(dash):
+        if uuid not in chart_uuids:
+            problems.append(f"{name}: chart uuid {uuid} matches no chart")
+        if not isinstance(chart_id, int):
+            problems.append(f"{name}: chart {uuid} needs an integer meta.chartId placeholder")
+        local_ids.append(chart_id)
+    if len(local_ids) != len(set(local_ids)):
+        problems.append(f"{name}: meta.chartId placeholders must be unique within the dashboard")
+    for node_id, node in position.items():
+        if not isinstance(node, dict):
+            continue
+        for child in node.get("children") or []:
+            if child not in position:
+                problems.append(f"{name}: {node_id} lists child {child} that is not in position")
+        if node.get("type") == "ROW":
+            width = sum((position.get(c) or {}).get("meta", {}).get("width", 0) for c in node.get("children") or [])
+            if width > 12:
+                problems.append(f"{name}: {node_id} is {width} columns wide (at most 12)")
+    filters = (dash.get("metadata") or {}).get("native_filter_configuration") or []
+    filter_ids = {f.get("id") for f in filters}
+    for flt in filters:
+        for target in flt.get("targets") or []:
+            if not target.get("datasetUuid"):
+                continue
+            ds = ds_by_uuid.get(str(target["datasetUuid"]))
+            if ds is None:
+                problems.append(f"{name}: native filter dataset {target['datasetUuid']} matches no dataset")
+                continue
+            col = (target.get("column") or {}).get("name")
+            if col not in {c["column_name"] for c in ds.get("columns") or []}:
+                problems.append(f"{name}: native filter {flt.get('id')} targets column {col!r}, "
+                                f"not in dataset {ds.get('table_name')}")
+        for parent in flt.get("cascadeParentIds") or []:
+            if parent not in filter_ids:
+                problems.append(f"{name}: native filter {flt.get('id')} cascades from unknown filter {parent}")
+        for excluded in (flt.get("scope") or {}).get("excluded") or []:
+            if excluded not in local_ids:
+                problems.append(f"{name}: native filter {flt.get('id')} excludes chartId {excluded}, "
+                                f"which is not on the dashboard")
+        if (flt.get("controlValues") or {}).get("defaultToFirstItem") and not flt.get("requiredFirst"):
+            # Without it Superset 6.1 queries every chart before the filter has its first value: unfiltered.
+            problems.append(f"{name}: native filter {flt.get('id')} selects its first value: set requiredFirst: true")
+    return problems
 
 
 def check_sources(sources: dict[str, dict[str, Any]]) -> list[str]:
@@ -136,37 +254,37 @@ def check_sources(sources: dict[str, dict[str, Any]]) -> list[str]:
         if doc.get("sqlalchemy_uri") != URI_PLACEHOLDER:
             # The URI carries the password once rendered: git only ever holds the placeholder.
             problems.append(f"{name}: sqlalchemy_uri must be the placeholder {URI_PLACEHOLDER}")
+    table_names: dict[str, str] = {}
     for name, doc in datasets.items():
         if str(doc.get("database_uuid")) not in db_uuids:
             problems.append(f"{name}: database_uuid {doc.get('database_uuid')} matches no database")
+        key = f"{doc.get('schema')}.{doc.get('table_name')}"
+        if key in table_names:
+            problems.append(f"{name}: table_name {key} already used by {table_names[key]} (Superset keeps one)")
+        table_names[key] = name
+        clash = {m["metric_name"] for m in doc.get("metrics") or []} & {c["column_name"] for c in doc.get("columns") or []}
+        if clash:
+            # ClickHouse resolves an alias before a column: `sum(x) AS x` nests the aggregate in itself.
+            problems.append(f"{name}: metric names equal column names: {sorted(clash)}")
     for name, doc in charts.items():
         dataset = ds_by_uuid.get(str(doc.get("dataset_uuid")))
         if dataset is None:
             problems.append(f"{name}: dataset_uuid {doc.get('dataset_uuid')} matches no dataset")
             continue
-        metrics = {m["metric_name"] for m in dataset.get("metrics") or []}
-        columns = {c["column_name"] for c in dataset.get("columns") or []}
-        for metric in sorted(_chart_metric_names(doc) - metrics):
-            problems.append(f"{name}: metric {metric!r} is not defined in its dataset")
-        for col in (doc.get("params") or {}).get("groupby") or []:
-            if isinstance(col, str) and col not in columns:
-                problems.append(f"{name}: groupby column {col!r} is not in its dataset")
-        if doc.get("query_context") is None:
-            problems.append(f"{name}: query_context is missing (the chart data API needs it)")
+        problems += _check_chart(name, doc, dataset)
+    slugs: dict[str, str] = {}
     for name, doc in dashboards.items():
-        local_ids = []
-        for uuid, chart_id in dashboard_chart_refs(doc):
-            if uuid not in chart_uuids:
-                problems.append(f"{name}: chart uuid {uuid} matches no chart")
-            if not isinstance(chart_id, int):
-                problems.append(f"{name}: chart {uuid} needs an integer meta.chartId placeholder")
-            local_ids.append(chart_id)
-        if len(local_ids) != len(set(local_ids)):
-            problems.append(f"{name}: meta.chartId placeholders must be unique within the dashboard")
-        for uuid in dashboard_filter_dataset_refs(doc):
-            if uuid not in ds_by_uuid:
-                problems.append(f"{name}: native filter dataset {uuid} matches no dataset")
+        if doc.get("slug") in slugs:
+            problems.append(f"{name}: slug {doc.get('slug')!r} already used by {slugs[doc['slug']]}")
+        slugs[doc.get("slug")] = name
+        problems += _check_dashboard(name, doc, chart_uuids, ds_by_uuid)
     return problems
+
+
+def physical_tables(sources: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """``schema.table`` of every physical dataset (no SQL of its own) -> its file: what must exist in ClickHouse."""
+    return {f"{d.get('schema')}.{d['table_name']}": n for n, d in _of_kind(sources, "datasets").items()
+            if not d.get("sql")}
 
 
 def _render_query_context(chart: dict[str, Any]) -> str | None:

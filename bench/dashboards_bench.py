@@ -1,0 +1,284 @@
+"""Dashboard load time and chart query latency on a simulated 320-VM, one-hour run.
+
+Targets (ioscale issue 5): every dashboard loads in under 2 s with all charts rendered; chart queries p95 < 300 ms.
+
+    .ioscale/venv/bin/python bench/dashboards_bench.py                 # generate once, wait for Flink, measure
+    .ioscale/venv/bin/python bench/dashboards_bench.py --generate-only
+    .ioscale/venv/bin/python bench/dashboards_bench.py --loads 5 --repeat 20
+
+Data: the first run of scenario s2d-vmfleet-320 (Storage Spaces Direct, 4 nodes, VMFleet 4 KiB 70/30, 1 to 80 VMs
+per node: 320 VMs in the last step), 11 steps of 5 s ramp-up + 322 s = 3597 s: ~0.96 M I/O samples, ~0.5 M CPU and
+~43 k port samples through the real pipeline (producer -> Kafka -> ClickHouse, and the Flink job for the result
+tables; see below). Seed and start are fixed (and differ from bench/sql_library_bench.py's run), so the run_id is
+stable: generation is skipped when ClickHouse holds the run.
+
+Runs shown: the 320-VM hour on the raw-sample dashboards (Live run, Fleet balance); on the dashboards that read the
+Flink job's per-step results (Scaling, Saturation, Comparison) the newest run the job analysed, because the job
+only analyses records stamped within a minute of the wall clock (its --max-ahead and allowed lateness), which a
+fast-mode hour is not; those dashboards read a few rows per step, so their cost does not grow with the run.
+
+Measured, per dashboard, with the runs selected in its Run filter:
+  load         chromium (Debian's, through playwright), from navigation to every chart drawn; "cold" loads wait
+               out Superset's 5 s chart-data cache first, "warm" loads follow at once (a colleague opening the same
+               dashboard, or the live dashboard's 5 s refresh). The browser's own cache is warm (second visit).
+  query        every chart's saved query through /api/v1/chart/data with force=true (no cache): p50 and p95 of
+               --repeat calls, Superset included; and the SQL Superset generated, timed on ClickHouse alone as the
+               read-only user (server-side elapsed from X-ClickHouse-Summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ioscale.producer import TelemetryProducer
+from ioscale.simulator import get_scenario
+from ioscale.simulator.engine import Engine, run_id_for
+from ioscale.stack.clickhouse import client
+from ioscale.stack.settings import StackSettings, load_secrets
+from ioscale.stack.superset import api_session
+from ioscale.stack.superset_browser import browser
+
+TARGET_LOAD_S = 2.0
+TARGET_P95_MS = 300.0
+SCENARIO = "s2d-vmfleet-320"
+SEED = 43
+START_MS = 1_790_200_000_000       # fixed: the same run_id every time (2026-09-23 21:46:40 UTC)
+STEP_S, RAMP_S = 322, 5            # 11 x (322 + 5) s = 3597 s
+STEPS = 11
+REPO = Path(__file__).resolve().parents[1]
+
+# slug -> (filter values to select the run, charts on the dashboard)
+DASHBOARDS: dict[str, Any] = {}
+
+
+def bench_engine() -> Engine:
+    scenario = get_scenario(SCENARIO)
+    one_run = replace(scenario, runs=scenario.runs[:1])   # the 4 KiB 70/30 sweep only: one run_id
+    return Engine(one_run, SEED, START_MS, step_s=STEP_S, ramp_s=RAMP_S)
+
+
+def run_state(ch: Any, run_id: str) -> dict[str, int]:
+    """Rows ClickHouse holds for the run: raw I/O samples and the Flink job's step rows."""
+    q = ("SELECT (SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}),"
+         " (SELECT count() FROM ioscale.scaling_curves FINAL WHERE run_id = {r:String}),"
+         " (SELECT count() FROM ioscale.io_fleet_10s FINAL WHERE run_id = {r:String})")
+    io, steps, windows = ch.query(q, parameters={"r": run_id}).result_rows[0]
+    return {"io_samples": int(io), "step_rows": int(steps), "fleet_10s_windows": int(windows)}
+
+
+def expected_io_samples(engine: Engine) -> int:
+    run = engine.scenario.runs[0]
+    intervals = engine.step_intervals + engine.ramp_intervals
+    total = 0
+    for step in run.steps:
+        for w in step.workloads:
+            directions = (w.read_pct > 0) + (w.read_pct < 100)
+            total += len(run.host.names) * max(w.vm_count, 1) * w.targets_per_vm * directions * intervals
+    return total
+
+
+def generate(settings: StackSettings, engine: Engine) -> None:
+    producer = TelemetryProducer(settings.kafka_bootstrap, settings.url("registry"))
+    t0 = time.perf_counter()
+    sent = 0
+    for batch in engine.batches():
+        for topic, record in batch.records:
+            producer.send(topic, record)
+        sent += len(batch.records)
+        if sent % 250_000 < len(batch.records):
+            print(f"  generated {sent:,} records ({sent / (time.perf_counter() - t0):,.0f}/s)", flush=True)
+    producer.flush(300)
+    print(f"  sent {sent:,} records in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def ensure_run(settings: StackSettings, secrets: dict[str, str], timeout_s: float, resend: bool = False) -> str:
+    engine = bench_engine()
+    run_id = run_id_for(engine.scenario.name, engine.scenario.runs[0].key, START_MS, SEED)
+    want_io = expected_io_samples(engine)
+    with client(settings, secrets, "reader") as ch:
+        have = run_state(ch, run_id)
+        print(f"run {run_id}: {STEPS} steps x ({RAMP_S} + {STEP_S}) s; holds {have} (want {want_io:,} I/O samples)")
+        if have["io_samples"] >= want_io and not resend:
+            return run_id
+        generate(settings, engine)  # sent again, the raw rows collapse (FINAL)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < timeout_s:
+            have = run_state(ch, run_id)
+            if have["io_samples"] >= want_io:
+                print(f"  ingested and analysed {time.perf_counter() - t0:.0f} s after the producer's flush: {have}")
+                return run_id
+            time.sleep(10)
+    raise SystemExit(f"after {timeout_s:.0f} s the run holds {have}: is ingestion running?")
+
+
+def dashboards(api: Any) -> list[dict[str, Any]]:
+    """Every dashboard of the bundle with its chart ids (from the API) and Run filter id."""
+    from ioscale.stack.superset_bundle import load_sources
+
+    out = []
+    for name, doc in sorted(load_sources(REPO / "superset").items()):
+        if not name.startswith("dashboards/"):
+            continue
+        d = api.api("GET", f"/api/v1/dashboard/{doc['slug']}").json()["result"]
+        charts = api.api("GET", f"/api/v1/dashboard/{d['id']}/charts").json()["result"]
+        out.append({"slug": doc["slug"], "title": doc["dashboard_title"], "charts": charts,
+                    "filters": doc["metadata"]["native_filter_configuration"]})
+    return out
+
+
+#: Dashboards that read the Flink job's per-step results: their size does not grow with the run's samples.
+RESULT_DASHBOARDS = ("ioscale-scaling", "ioscale-saturation", "ioscale-compare")
+
+
+def pick_runs(ch: Any, raw_run: str) -> dict[str, list[str]]:
+    """The runs each dashboard shows. The raw-sample dashboards: the 320-VM hour. The result dashboards: the
+    newest run the Flink job analysed (the job analyses records stamped within a minute of the wall clock, so a
+    fast-mode hour stamped in the past never reaches it), and for the comparison the two newest runs of one
+    scenario."""
+    newest = ch.query("SELECT run_id, scenario FROM ioscale.dash_run_limits WHERE steps >= 3 "
+                      "ORDER BY last_step_end DESC LIMIT 1").result_rows
+    pair = ch.query("SELECT groupArray(2)(run_id) FROM (SELECT run_id, scenario, last_step_end FROM "
+                    "ioscale.dash_run_limits WHERE scenario = (SELECT argMax(scenario, last_step_end) FROM "
+                    "ioscale.dash_run_limits WHERE scenario LIKE '%vs%' OR scenario LIKE '%vmq%') "
+                    "ORDER BY last_step_end DESC)").result_rows
+    runs = {"ioscale-live": [raw_run], "ioscale-fleet-balance": [raw_run]}
+    if newest:
+        runs["ioscale-scaling"] = runs["ioscale-saturation"] = [newest[0][0]]
+    if pair and len(pair[0][0]) == 2:
+        runs["ioscale-compare"] = list(pair[0][0])
+    return runs
+
+
+def run_filters(dash: dict[str, Any], runs: list[str]) -> dict[str, tuple[str, list[Any]]]:
+    values: dict[str, tuple[str, list[Any]]] = {}
+    for f in dash["filters"]:
+        col = (f.get("targets") or [{}])[0].get("column", {}).get("name")
+        if col == "run_id":
+            values[f["id"]] = (col, runs)
+        elif col == "baseline_run_id":
+            values[f["id"]] = (col, runs[:1])
+    return values
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile (the ceil(q x n)-th value): with 20 runs, p95 is the 19th."""
+    rank = max(1, min(len(sorted_values), -(-int(q * 1000) * len(sorted_values) // 1000)))
+    return sorted_values[rank - 1]
+
+
+def measure_loads(settings: StackSettings, secrets: dict[str, str], dashes: list[dict[str, Any]],
+                  runs: dict[str, list[str]], loads: int, shots: Path | None) -> int:
+    failures = 0
+    print(f"\n{'dashboard':<34} {'charts':>6} {'cold s (median, max)':>22} {'warm s (median, max)':>22}  "
+          f"vs {TARGET_LOAD_S:.0f} s")
+    with browser(settings, secrets) as b:
+        first = dashes[0]
+        b.open_dashboard(first["slug"], run_filters(first, runs[first["slug"]]), expected_charts=len(first["charts"]))
+        for dash in dashes:
+            if dash["slug"] not in runs:
+                print(f"{dash['slug']:<34} skipped: no analysed run to show")
+                continue
+            flt, n = run_filters(dash, runs[dash["slug"]]), len(dash["charts"])
+            cold, warm = [], []
+            for _ in range(loads):
+                time.sleep(6)  # Superset's chart-data cache keeps results 5 s
+                load = b.open_dashboard(dash["slug"], flt, expected_charts=n)
+                cold.append(load.load_s)
+                bad = [c.title for c in load.failed]
+                warm.append(b.open_dashboard(dash["slug"], flt, expected_charts=n).load_s)
+            if shots is not None:
+                b.screenshot(shots / f"bench-{dash['slug']}.png")
+            verdict = "ok" if statistics.median(cold) < TARGET_LOAD_S else "OVER"
+            failures += verdict != "ok"
+            print(f"{dash['slug']:<34} {n:>6} {statistics.median(cold):>14.2f} {max(cold):>7.2f} "
+                  f"{statistics.median(warm):>14.2f} {max(warm):>7.2f}  {verdict}"
+                  + (f"  empty or not drawn: {bad}" if bad else "") + f"  [{', '.join(runs[dash['slug']])}]",
+                  flush=True)
+    return failures
+
+
+def measure_queries(settings: StackSettings, secrets: dict[str, str], api: Any, dashes: list[dict[str, Any]],
+                    runs: dict[str, list[str]], repeat: int) -> int:
+    failures = 0
+    seen: set[int] = set()
+    print(f"\n{'chart (dashboard)':<72} {'p50 ms':>7} {'p95 ms':>7} {'CH p50':>7} {'CH p95':>7}  "
+          f"vs {TARGET_P95_MS:.0f} ms p95")
+    with client(settings, secrets, "reader") as ch:
+        for dash in dashes:
+            if dash["slug"] not in runs:
+                continue
+            flt = run_filters(dash, runs[dash["slug"]])
+            for c in dash["charts"]:
+                if c["id"] in seen:
+                    continue
+                seen.add(c["id"])
+                qc = json.loads(api.api("GET", f"/api/v1/chart/{c['id']}").json()["result"]["query_context"])
+                for q in qc["queries"]:
+                    q["filters"] = q.get("filters", []) + [{"col": col, "op": "IN", "val": vals}
+                                                           for col, vals in flt.values()]
+                qc["force"] = True
+                wall = []
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    r = api.api("POST", "/api/v1/chart/data", json=qc)
+                    wall.append((time.perf_counter() - t0) * 1000)
+                    if r.status_code != 200:
+                        raise SystemExit(f"{c['slice_name']}: HTTP {r.status_code} {r.text[:300]}")
+                sql = [x["query"] for x in api.api("POST", "/api/v1/chart/data",
+                                                   json={**qc, "result_type": "query"}).json()["result"]]
+                server = []
+                for _ in range(repeat):
+                    elapsed = 0.0
+                    for s in sql:
+                        res = ch.query(s)
+                        elapsed += float(res.summary.get("elapsed_ns", 0)) / 1e6
+                    server.append(elapsed)
+                wall.sort()
+                server.sort()
+                p95 = percentile(wall, 0.95)
+                verdict = "ok" if p95 < TARGET_P95_MS else "OVER"
+                failures += verdict != "ok"
+                label = f"{c['slice_name'][:52]} ({dash['slug'].removeprefix('ioscale-')})"
+                print(f"{label:<72} {statistics.median(wall):>7.0f} {p95:>7.0f} {statistics.median(server):>7.0f} "
+                      f"{percentile(server, 0.95):>7.0f}  {verdict}", flush=True)
+    return failures
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--loads", type=int, default=3, help="cold and warm loads per dashboard (default 3)")
+    p.add_argument("--repeat", type=int, default=20, help="timed calls per chart query (default 20)")
+    p.add_argument("--generate-only", action="store_true", help="make sure the run is there, then stop")
+    p.add_argument("--skip-queries", action="store_true", help="dashboard load times only")
+    p.add_argument("--screenshots", type=Path, help="save a PNG of each dashboard here")
+    p.add_argument("--timeout-s", type=float, default=1800.0, help="how long to wait for ingestion and Flink")
+    p.add_argument("--resend", action="store_true", help="send the run again even if ClickHouse holds it")
+    args = p.parse_args()
+
+    settings = StackSettings.from_env()
+    secrets = load_secrets(settings)
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    run_id = ensure_run(settings, secrets, args.timeout_s, args.resend)
+    if args.generate_only:
+        return 0
+    api = api_session(settings, secrets)
+    dashes = dashboards(api)
+    with client(settings, secrets, "reader") as ch:
+        runs = pick_runs(ch, run_id)
+    failures = measure_loads(settings, secrets, dashes, runs, args.loads, args.screenshots)
+    if not args.skip_queries:
+        failures += measure_queries(settings, secrets, api, dashes, runs, args.repeat)
+    print(f"\n{failures} over target; load average now {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
