@@ -1,0 +1,28 @@
+"""ioscale.stack.superset_browser without a browser: the native-filter URL state it opens dashboards with."""
+
+from __future__ import annotations
+
+from ioscale.stack.superset_browser import CHROMIUM_FLAGS, ChartState, _rison_filters
+
+
+def test_native_filters_url_state_is_rison_with_quoted_values():
+    state = _rison_filters({"NATIVE_FILTER-run_id": ("run_id", ["sim-demo-1", "it's!"]),
+                            "NATIVE_FILTER-step": ("step_index", [3])})
+    assert state == (
+        "(NATIVE_FILTER-run_id:(id:NATIVE_FILTER-run_id,extraFormData:(filters:!((col:run_id,op:IN,"
+        "val:!('sim-demo-1','it!'s!!')))),filterState:(value:!('sim-demo-1','it!'s!!')),ownState:()),"
+        "NATIVE_FILTER-step:(id:NATIVE_FILTER-step,extraFormData:(filters:!((col:step_index,op:IN,val:!(3)))),"
+        "filterState:(value:!(3)),ownState:()))")
+
+
+def test_a_chart_counts_as_drawn_only_without_error_spinner_or_empty_message():
+    drawn = dict(title="t", loading=False, error=False, empty=False, drawn=True, text="")
+    assert ChartState(**drawn).ok
+    for flag in ("loading", "error", "empty"):
+        assert not ChartState(**{**drawn, flag: True}).ok
+    assert not ChartState(**{**drawn, "drawn": False}).ok
+
+
+def test_chromium_runs_headless_sandboxless_and_quiet():
+    assert {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"} == set(CHROMIUM_FLAGS)
