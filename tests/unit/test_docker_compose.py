@@ -89,3 +89,20 @@ def test_no_default_passwords(rendered):
     raw = COMPOSE.read_text()
     for value in PASSWORDS.values():
         assert value not in raw
+
+
+@needs_compose
+def test_both_stream_jobs_are_submitted_with_the_compose_endpoints_and_no_password_in_arguments(rendered):
+    # Regression: the submit service once ran only the jar's main class (the sample monitor), so under
+    # compose the analytics job -- rollups, scaling curves, alerts -- never ran.
+    svc = rendered["services"]["flink-job-submit"]
+    script = svc["command"][0] if isinstance(svc["command"], list) else svc["command"]
+    assert "-c io.ioscale.jobs.SampleMonitorJob" in script and "-c io.ioscale.jobs.AnalyticsJob" in script
+    analytics = script[script.index("io.ioscale.jobs.AnalyticsJob"):]
+    for arg in ("--kafka-bootstrap kafka:29092", "--registry-url http://schema-registry:8081",
+                "--clickhouse-url http://clickhouse:8123", "--clickhouse-user ioscale_flink",
+                "--clickhouse-password-file /tmp/clickhouse.env", "--checkpoint-dir file:///flink-data/"):
+        assert arg in analytics, arg
+    assert "--clickhouse-password " not in script and PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"] not in script
+    assert svc["environment"]["CLICKHOUSE_FLINK_PASSWORD"] == PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"]
+    assert svc["environment"]["IOSCALE_SLO"] == "p99 < 10 ms, p99.999 < 50 ms"

@@ -50,6 +50,7 @@ from ioscale.errors import StackError
 from ioscale.stack.commands import run_logged
 from ioscale.stack import process
 from ioscale.stack.component import Component, Endpoint, Health
+from ioscale.stack import analytics_config
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.settings import CLICKHOUSE_USERS, StackSettings
 
@@ -110,6 +111,7 @@ def stream_jobs(settings: StackSettings) -> list[StreamJob]:
                 # The password stays in secrets.env: program arguments are visible over Flink's REST API.
                 "--clickhouse-password-file", str(settings.secrets_file),
                 "--checkpoint-dir", analytics_checkpoints.as_uri(),
+                *analytics_config.program_args(analytics_config.load(settings.home)),
             ),
             checkpoint_dir=analytics_checkpoints,
         ),
