@@ -151,10 +151,39 @@ def _clickhouse_default_schema(cls, database, catalog):  # noqa: ANN001, ANN202 
     return make_url(database.sqlalchemy_uri_decrypted).database or "default"
 
 
+# -- performance: pandas' own mean/min/max/median in chart post-processing ----------------------------
+# Every time-series chart pivots its rows (x, series) with an aggregate per metric; Superset 6.1 hands pandas
+# `functools.partial(np.mean)`, which pandas can only apply group by group in Python: ~250 ms for a one-hour,
+# ten-series chart here, more than its query. The same aggregate named as a string takes pandas' vectorised path.
+# Only mean, min, max and median: like the numpy functions, they give NaN for a group of NaNs (np.sum would
+# give NaN where pandas' "sum" gives 0, so sum and the others keep numpy's).
+_PANDAS_AGGREGATES = {"mean", "min", "max", "median"}
+
+
+def _fast_aggregate_funcs(original):  # noqa: ANN001, ANN202
+    def get_aggregate_funcs(df, aggregates):  # noqa: ANN001, ANN202
+        from pandas import NamedAgg
+
+        funcs = original(df, aggregates)
+        for name, agg in aggregates.items():
+            if agg.get("operator") in _PANDAS_AGGREGATES and not agg.get("options"):
+                funcs[name] = NamedAgg(column=funcs[name].column, aggfunc=agg["operator"])
+        return funcs
+
+    return get_aggregate_funcs
+
+
 def FLASK_APP_MUTATOR(app) -> None:  # noqa: N802, ANN001 (Superset's config hook)
+    import importlib
+
     from superset.db_engine_specs.clickhouse import ClickHouseConnectEngineSpec
 
     ClickHouseConnectEngineSpec.get_default_schema = classmethod(_clickhouse_default_schema)
+    # The package re-exports functions named like its modules (pivot, aggregate): fetch the modules themselves.
+    modules = [importlib.import_module(f"superset.utils.pandas_postprocessing.{m}") for m in ("utils", "pivot", "aggregate")]
+    fast = _fast_aggregate_funcs(modules[0]._get_aggregate_funcs)
+    for module in modules:  # pivot and aggregate imported the function by name
+        module._get_aggregate_funcs = fast
 
 
 # -- logging ---------------------------------------------------------------------------------------

@@ -47,12 +47,14 @@ def _chart_ids(api) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def samples(stack):
-    """Four rows of a fresh run: two intervals, two targets, both directions (see expected values)."""
+    """Four rows of a fresh run: two 2 s intervals in two 10 s buckets, two targets, both directions."""
     import clickhouse_connect
 
     run_id = f"it-superset-{uuid.uuid4().hex[:12]}"
-    t0 = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=60)
-    t1 = t0 + timedelta(milliseconds=INTERVAL_MS)
+    # The live charts plot 10 s buckets: t0 starts one, t1 the next.
+    now = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=60)
+    t0 = now - timedelta(seconds=now.second % 10)
+    t1 = t0 + timedelta(seconds=10)
     # (ts, target, direction, ops, bytes, mean latency ns)
     rows = [
         (t0, "disk-a", "read", 1000, 4_096_000, 250_000),
@@ -187,7 +189,7 @@ def test_saved_chart_data_api_returns_rows(api, samples):
     assert r.status_code == 200, r.text[:1000]
     result = r.json()["result"][0]
     assert result["rowcount"] >= 2 and result["data"]
-    assert {"ts", "read"} <= set(result["colnames"])
+    assert {"ts_10s", "read"} <= set(result["colnames"])
 
 
 def _chart_data_for_run(api, chart_uuid: str, run_id: str) -> dict[int, dict]:
@@ -198,14 +200,16 @@ def _chart_data_for_run(api, chart_uuid: str, run_id: str) -> dict[int, dict]:
     qc["force"] = True
     r = api.api("POST", "/api/v1/chart/data", json=qc)
     assert r.status_code == 200, r.text[:1000]
-    return {row["ts"]: row for row in r.json()["result"][0]["data"]}
+    result = r.json()["result"][0]
+    x = result["colnames"][0]  # the time axis: ts_10s
+    return {row[x]: row for row in result["data"]}
 
 
 def test_chart_rates_and_latency_are_exact(api, samples):
     t0, t1 = samples["t0_ms"], samples["t1_ms"]
     iops = _chart_data_for_run(api, CHART_IOPS, samples["run_id"])
     assert sorted(iops) == [t0, t1]
-    # two targets read 1000 + 500 ops in a 2 s interval; one wrote 200
+    # two targets read 1000 + 500 ops in a 2 s interval; one wrote 200: a bucket's rate is over the span it covers
     assert iops[t0]["read"] == pytest.approx(750.0) and iops[t0]["write"] == pytest.approx(100.0)
     assert iops[t1]["read"] == pytest.approx(1000.0) and iops[t1].get("write") is None
     mbps = _chart_data_for_run(api, CHART_THROUGHPUT, samples["run_id"])

@@ -170,6 +170,11 @@ def _check_chart(name: str, chart: dict[str, Any], dataset: dict[str, Any]) -> l
         got = [m for m in queries[i].get("metrics") or [] if isinstance(m, str)]
         if expected and got and expected != got:
             problems.append(f"{name}: query {i} asks for metrics {got}, the chart shows {expected}")
+        axis = [c.get("sqlExpression") for c in queries[i].get("columns") or []
+                if isinstance(c, dict) and c.get("columnType") == "BASE_AXIS"]
+        if axis and params.get("x_axis") and axis != [params["x_axis"]]:
+            problems.append(f"{name}: query {i} is plotted against {axis[0]!r}, the chart's x axis is "
+                            f"{params['x_axis']!r}")
     return problems
 
 
