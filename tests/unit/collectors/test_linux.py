@@ -50,15 +50,8 @@ ERR:          0
 INTERRUPTS_2 = INTERRUPTS_1.replace("100        200", "600        700")
 
 
-def fake_fs(files: dict[str, str]):
-    def read_file(path: str) -> str | None:
-        return files.get(path)
-
-    def list_dir(path: str) -> list[str]:
-        prefix = path.rstrip("/") + "/"
-        return sorted({p[len(prefix):].split("/")[0] for p in files if p.startswith(prefix)})
-
-    return read_file, list_dir
+def snapshot(ts_ms: int, fs) -> Snapshot:
+    return read_snapshot(ts_ms, fs.read_file, fs.list_dir, resolve_link=fs.resolve_link)
 
 
 def test_parse_diskstats_fields() -> None:
@@ -72,8 +65,10 @@ def test_parse_proc_stat_and_interrupts() -> None:
     s = parse_proc_stat(STAT_1)
     assert s.cpus[-1][:4] == (100, 0, 50, 800) and set(s.cpus) == {-1, 0, 1}
     assert s.interrupts == 10000
-    assert parse_interrupts(INTERRUPTS_1) == 10 + 100 + 200 + 1 + 1 + 0
-    assert parse_interrupts(INTERRUPTS_2) - parse_interrupts(INTERRUPTS_1) == 1000
+    irq = parse_interrupts(INTERRUPTS_1)
+    assert irq.cpus == (0, 1) and set(irq.lines) == {"0", "24", "NMI"}  # ERR: one system-wide count
+    assert irq.lines["24"].counts == (100, 200) and irq.lines["24"].actions == ("virtio0-input.0",)
+    assert irq.lines["NMI"].counts == (1, 1) and not irq.lines["NMI"].device
 
 
 def test_counter_delta_wrap_is_skipped() -> None:
@@ -118,7 +113,8 @@ def test_cpu_records() -> None:
     assert abs(tot["utilization_pct"] - 100 * (980 - 760 - 40) / 980) < 1e-9
     assert tot["interrupts_per_s"] == 2500.0 and tot["logical_processors"] == 2 and tot["scope"] == "HOST"
     assert tot["tags"]["proc_interrupts_per_s"] == "1000.000"
-    assert cpus[0]["interrupts_per_s"] == 0.0
+    # line 24 went 100 -> 600 on CPU0 and 200 -> 700 on CPU1: per-CPU figures that add up to the total tag
+    assert (cpus[0]["interrupts_per_s"], cpus[1]["interrupts_per_s"]) == (500.0, 500.0)
 
 
 def test_cpu_counter_reset_skips_cpu() -> None:
@@ -142,10 +138,10 @@ def _net(rx: int, tx: int, speed: str | None = "10000") -> dict[str, str]:
     return files
 
 
-def test_ports_nic_and_fc_with_wrap() -> None:
-    a = read_snapshot(0, *fake_fs(_net(1000, 2000)))
-    b = read_snapshot(1000, *fake_fs(_net(1500, 2600, speed=None)))
-    c = read_snapshot(2000, *fake_fs(_net(100, 2700)))  # rx wrapped
+def test_ports_nic_and_fc_with_wrap(fake_fs) -> None:
+    a = snapshot(0, fake_fs(_net(1000, 2000)))
+    b = snapshot(1000, fake_fs(_net(1500, 2600, speed=None)))
+    c = snapshot(2000, fake_fs(_net(100, 2700)))  # rx wrapped
     ports = {r["port_id"]: r for t, r in records_between(a, b, Tagging("r")) if t == topics.PORT_SAMPLES}
     assert set(ports) == {"eth0", "host3"}  # lo skipped
     assert (ports["eth0"]["rx_bytes"], ports["eth0"]["tx_bytes"], ports["eth0"]["kind"]) == (500, 600, "NIC")
@@ -154,10 +150,10 @@ def test_ports_nic_and_fc_with_wrap() -> None:
     assert ports["host3"]["kind"] == "FC_HBA" and ports["host3"]["link_speed_bps"] == 16_000_000_000
     wrapped = [r for t, r in records_between(b, c, Tagging("r")) if t == topics.PORT_SAMPLES]
     assert wrapped == []
-    assert read_snapshot(0, *fake_fs(_net(1, 2))).ports["eth0"].link_speed_bps == 10_000_000_000
+    assert snapshot(0, fake_fs(_net(1, 2))).ports["eth0"].link_speed_bps == 10_000_000_000
 
 
-def test_collect_linux_with_fake_proc(producer) -> None:
+def test_collect_linux_with_fake_proc(producer, fake_fs) -> None:
     # three reads: initial + 2 ticks; the second tick's diskstats wrapped for sda1 READ
     seq = [
         {"/proc/diskstats": DISKSTATS_1, "/proc/stat": STAT_1, "/proc/interrupts": INTERRUPTS_1, **_net(0, 0)},
@@ -173,13 +169,14 @@ def test_collect_linux_with_fake_proc(producer) -> None:
         return seq[len(reads) - 1].get(path) if reads else None
 
     def list_dir(path: str) -> list[str]:
-        return fake_fs(seq[0])[1](path)
+        return fake_fs(seq[0]).list_dir(path)
 
     def sleep(s: float) -> None:
         state["t"] += s
 
     n = collect_linux(producer, "run9", step_index=2, interval_s=1.0, duration_s=2.0, vm="guest1",
-                      host="hostA", clock=lambda: state["t"], sleep=sleep, read_file=read_file, list_dir=list_dir)
+                      host="hostA", clock=lambda: state["t"], sleep=sleep, read_file=read_file, list_dir=list_dir,
+                      resolve_link=lambda path: None)
     assert len(reads) == 3 and n == len(producer.records)
     producer.validate()
     io = producer.of(topics.IO_SAMPLES)
