@@ -20,6 +20,11 @@ each I/O moves over each port.
 
 Determinism: one numpy PCG64 stream per (seed, run, step), drawn in fixed chunks of intervals, so the
 same seed and start time give the same records, byte for byte, in fast and real-time mode alike.
+
+Output form: the samples of an interval leave as column blocks (ioscale.columns), the numpy arrays the
+model computes plus per-step identity columns (who each row is), never as one dict per sample: building
+~2 dicts per I/O sample cost more than generating it, and the producer encodes blocks directly.
+`Batch.records` builds the dicts for whoever wants them, equal to what the engine built before.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ioscale import topics
+from ioscale import model, topics
+from ioscale.columns import Coded, Const, Ragged, RecordBlock
 from ioscale.histogram import SCHEME_ID
 from ioscale.simulator import network
 from ioscale.simulator.model import STRATA_EDGES, STRATA_WIDTHS, bucket_indexes, norm_ppf
@@ -42,16 +48,42 @@ CHUNK_INTERVALS = 16            # intervals drawn per numpy batch (fixed: part o
 INDEX_BITS = 13                 # bucket indexes < 8192: key = row << 13 | index
 USER_SHARE_OF_GUEST = 0.25      # of the issuing OS's CPU per I/O, the load tool's user-mode part
 SCHEMA_VERSION_TAG = "1"
+IO_FIELDS = tuple(model.IoSample.__annotations__)     # schema order (tests check model.py against schema/)
+CPU_FIELDS = tuple(model.CpuSample.__annotations__)
+PORT_FIELDS = tuple(model.PortSample.__annotations__)
 
 
-@dataclass
 class Batch:
-    """Records due at `due_ms` (simulated time): events at their time, samples at the end of their interval."""
+    """Records due at `due_ms` (simulated time): events at their time, samples at the end of their interval.
 
-    due_ms: int
-    records: list[tuple[str, dict[str, Any]]]
-    run_key: str = ""
-    step_label: str = ""
+    Samples come as column blocks (ioscale.columns), one per topic, in the order IoSample, CpuSample,
+    PortSample: a producer that takes blocks encodes them without building a dict per record.
+    `records` lists every record as (topic, dict) -- the events, then each block's records -- built
+    on first use.
+    """
+
+    __slots__ = ("due_ms", "events", "blocks", "run_key", "step_label", "_records")
+
+    def __init__(self, due_ms: int, events: list[tuple[str, dict[str, Any]]] | None = None, run_key: str = "",
+                 step_label: str = "", *, blocks: list[RecordBlock] | None = None):
+        self.due_ms = due_ms
+        self.events = events or []
+        self.blocks = blocks or []
+        self.run_key = run_key
+        self.step_label = step_label
+        self._records: list[tuple[str, dict[str, Any]]] | None = None
+
+    @property
+    def records(self) -> list[tuple[str, dict[str, Any]]]:
+        if self._records is None:
+            out = list(self.events)
+            for block in self.blocks:
+                out.extend(block.items())
+            self._records = out
+        return self._records
+
+    def __len__(self) -> int:
+        return len(self.events) + sum(b.n for b in self.blocks)
 
 
 @dataclass
@@ -85,6 +117,13 @@ class _StepPlan:
     vms: list[_Vm]
     headroom: float             # how far the common jitter may push load before the busiest station saturates
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
+    # Who each record of an interval is (the same every interval of the step), as columns of the blocks.
+    io_identity: dict[str, Coded] = field(default_factory=dict)
+    cpu_scope: str | None = None
+    cpu_identity: dict[str, Coded] = field(default_factory=dict)
+    port_identity: dict[str, Any] = field(default_factory=dict)
+    # Constant columns, the same objects for every block of the step (blocks concatenate cheaply).
+    consts: dict[str, Const] = field(default_factory=dict)
 
 
 def run_id_for(scenario: str, run_key: str, start_ms: int, seed: int) -> str:
@@ -226,7 +265,35 @@ class Engine:
         headroom = max(0.0, 0.995 / busiest - 1.0) if busiest > 0 else 0.05
         plan = _StepPlan(step, result, sources, vms, headroom)
         self._arrays(run, plan)
+        self._identities(run, plan)
         return plan
+
+    def _identities(self, run: RunSpec, plan: _StepPlan) -> None:
+        """Per-record identity columns; each topic's share one codes array (the encoder works per row)."""
+        def columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, Coded]:
+            codes = np.arange(len(rows), dtype=np.int64)
+            return {name: Coded(codes, tuple(r[k] for r in rows)) for k, name in enumerate(names)}
+
+        plan.io_identity = columns([(s.host_name, s.vm_name, s.target, s.direction) for s in plan.sources],
+                                   ("host", "vm", "target", "direction"))
+        host = run.host
+        plan.cpu_scope = scope = {"hyperv": "ROOT_PARTITION", "esx": "HYPERVISOR"}.get(host.platform)
+        cpu_rows = []
+        for name in host.names:
+            cpu_rows.append((name, "", "HOST", host.logical_processors))
+            if scope is not None:
+                cpu_rows.append((name, "", scope, host.logical_processors))
+        cpu_rows += [(host.names[vm.host], vm.name, "VM", vm.vcpus) for vm in plan.vms]
+        plan.cpu_identity = columns(cpu_rows, ("host", "vm", "scope", "logical_processors"))
+        vmq = run.vswitch is not None and run.vswitch.vmq and bool(plan.vms)
+        port_rows = []
+        for p, port in enumerate(run.ports):
+            ids = port.port_ids()
+            port_rows += [(h, pid, port.kind, -1, "", port.speed_bps) for h in host.names for pid in ids]
+            if vmq and run.vswitch.port_index == p:
+                port_rows += [(host.names[vm.host], ids[0], "NIC_VMQ", vm.number, vm.name, port.speed_bps)
+                              for vm in plan.vms]
+        plan.port_identity = columns(port_rows, ("host", "port_id", "kind", "queue", "vm", "link_speed_bps"))
 
     def _arrays(self, run: RunSpec, plan: _StepPlan) -> None:
         src = plan.sources
@@ -274,6 +341,14 @@ class Engine:
         prev_mean = np.array([previous.get((s.host_name, s.vm_name, s.target, s.direction), (0.0, s.mean_s))[1]
                               for s in plan.sources])
         return prev_rate, prev_mean
+
+    def _consts(self, plan: _StepPlan, run_id: str, step_index: int) -> dict[str, Const]:
+        if not plan.consts:
+            plan.consts.update(
+                interval_ms=Const(self.interval_ms), run_id=Const(run_id), step_index=Const(step_index),
+                zero=Const(0), zero_pct=Const(0.0), all_cpus=Const(-1), scheme=Const(SCHEME_ID),
+                empty_list=Const([]), empty_map=Const({}))
+        return plan.consts
 
     # -- one chunk of intervals ---------------------------------------------------------------------------
     def _chunk(self, rng: np.random.Generator, run: RunSpec, run_id: str, step_index: int, plan: _StepPlan,
@@ -360,51 +435,44 @@ class Engine:
             u_key = np.zeros(0, dtype=np.int64)
             u_cnt = np.zeros(0, dtype=np.int64)
         u_row = u_key >> INDEX_BITS
-        bounds = np.searchsorted(u_row, np.arange(rows + 1)).tolist()
-        idx_list = (u_key & ((1 << INDEX_BITS) - 1)).tolist()
-        cnt_list = u_cnt.tolist()
-        ops_l = ops.tolist()
-        bytes_l = (ops * a["block"][src_of_row]).tolist()
-        sum_l = lat_sum.tolist()
-        min_l = lat_min.tolist()
-        max_l = lat_max.tolist()
+        bounds = np.searchsorted(u_row, np.arange(rows + 1))
+        idx_all = u_key & ((1 << INDEX_BITS) - 1)
+        bytes_all = ops * a["block"][src_of_row]
         interval_ns = self.interval_ms * 1_000_000
-        outstanding_l = (lat_sum / interval_ns).tolist()
+        outstanding_all = lat_sum / interval_ns
 
         ops_2d = ops.reshape(count, n_src)
-        cpu_batches = self._cpu_records(rng, run, run_id, step_index, plan, ops_2d, chunk_start_ms)
-        port_batches = self._port_records(run, run_id, step_index, plan, ops_2d, chunk_start_ms)
+        cpu_blocks = self._cpu_blocks(rng, run, run_id, step_index, plan, ops_2d, chunk_start_ms)
+        port_blocks = self._port_blocks(run, run_id, step_index, plan, ops_2d, chunk_start_ms)
 
         interval_ms = self.interval_ms
-        io_topic = topics.IO_SAMPLES
-        names = [(s.host_name, s.vm_name, s.target, s.direction) for s in plan.sources]
-        empty_tags: dict[str, str] = {}
+        c = self._consts(plan, run_id, step_index)
+        common = {"interval_ms": c["interval_ms"], "run_id": c["run_id"], "step_index": c["step_index"],
+                  **plan.io_identity, "errors": c["zero"], "latency_hist_scheme": c["scheme"],
+                  "percentile_q": c["empty_list"], "percentile_ns": c["empty_list"], "tags": c["empty_map"]}
         for i in range(count):
             ts = chunk_start_ms + i * interval_ms
-            out: list[tuple[str, dict[str, Any]]] = []
-            append = out.append
-            base = i * n_src
-            for j in range(n_src):
-                r = base + j
-                lo, hi = bounds[r], bounds[r + 1]
-                host, vm, target, direction = names[j]
-                n = ops_l[r]
-                append((io_topic, {
-                    "ts_ms": ts, "interval_ms": interval_ms, "run_id": run_id, "step_index": step_index,
-                    "host": host, "vm": vm, "target": target, "direction": direction, "ops": n,
-                    "bytes": bytes_l[r], "outstanding_ios": outstanding_l[r], "errors": 0,
-                    "latency_count": n, "latency_sum_ns": sum_l[r], "latency_min_ns": min_l[r],
-                    "latency_max_ns": max_l[r], "latency_hist_scheme": SCHEME_ID,
-                    "latency_bucket_index": idx_list[lo:hi], "latency_bucket_count": cnt_list[lo:hi],
-                    "percentile_q": [], "percentile_ns": [], "tags": empty_tags}))
-            out.extend(cpu_batches[i])
-            out.extend(port_batches[i])
-            yield Batch(ts + interval_ms, out)
+            lo, hi = i * n_src, (i + 1) * n_src
+            blocks = []
+            if n_src:
+                row_ops = ops[lo:hi]
+                blocks.append(RecordBlock(topics.IO_SAMPLES, n_src, IO_FIELDS, {
+                    "ts_ms": Const(ts), **common, "ops": row_ops, "bytes": bytes_all[lo:hi],
+                    "outstanding_ios": outstanding_all[lo:hi], "latency_count": row_ops,
+                    "latency_sum_ns": lat_sum[lo:hi], "latency_min_ns": lat_min[lo:hi],
+                    "latency_max_ns": lat_max[lo:hi],
+                    "latency_bucket_index": Ragged(idx_all, bounds[lo:hi + 1]),
+                    "latency_bucket_count": Ragged(u_cnt, bounds[lo:hi + 1])}))
+            if cpu_blocks is not None:
+                blocks.append(cpu_blocks[i])
+            if port_blocks is not None:
+                blocks.append(port_blocks[i])
+            yield Batch(ts + interval_ms, blocks=blocks)
 
     # -- CPU ----------------------------------------------------------------------------------------------
-    def _cpu_records(self, rng: np.random.Generator, run: RunSpec, run_id: str, step_index: int, plan: _StepPlan,
-                     ops: np.ndarray, chunk_start_ms: int) -> list[list[tuple[str, dict[str, Any]]]]:
-        """HOST (+ ROOT_PARTITION or HYPERVISOR) per host and VM per VM, from the interval's I/O counts."""
+    def _cpu_blocks(self, rng: np.random.Generator, run: RunSpec, run_id: str, step_index: int, plan: _StepPlan,
+                    ops: np.ndarray, chunk_start_ms: int) -> list[RecordBlock] | None:
+        """Per interval: HOST (+ ROOT_PARTITION or HYPERVISOR) per host and VM per VM, from the I/O counts."""
         a = plan.arrays
         cpu, host = run.cpu, run.host
         count = ops.shape[0]
@@ -434,8 +502,7 @@ class Engine:
         int_pct = np.clip(ints * cpu.interrupt_us * 1e-6 / lps * 100, 0.0, 100.0)
         dpc_pct = np.clip((r_host + v_host) * cpu.dpc_fraction / capacity * 100, 0.0, 100.0)
         root_util = np.clip((r_host + v_host + base_lp) / capacity * 100 + noise[..., 1] / 2, 0.0, 100.0)
-        host_rows = [np.asarray(x).tolist() for x in (util, user, util - user, dpc_pct, int_pct, ints, root_util,
-                                                      np.minimum(dpc_pct, root_util), np.minimum(int_pct, root_util))]
+        vm_util = vm_user = vm_ops = None
         if n_vms:
             mask = a["vm"] >= 0
             vm_idx = a["vm"][mask]
@@ -447,42 +514,36 @@ class Engine:
             vm_util = np.clip(vm_busy / (vcpus * interval_s) * 100 + cpu.idle_pct_per_vm / vcpus
                               + rng.normal(0.0, run.cpu_noise_pct / 2, size=(count, n_vms)), 0.0, 100.0)
             vm_user = np.minimum(vm_util, vm_busy * USER_SHARE_OF_GUEST / (vcpus * interval_s) * 100)
-            vm_rows = [x.tolist() for x in (vm_util, vm_user, vm_util - vm_user, vm_ops / interval_s)]
-        topic = topics.CPU_SAMPLES
-        interval_ms = self.interval_ms
-        scope = {"hyperv": "ROOT_PARTITION", "esx": "HYPERVISOR"}.get(host.platform)
-        names = host.names
-        vm_meta = [(names[vm.host], vm.name, vm.vcpus) for vm in plan.vms]
-        out: list[list[tuple[str, dict[str, Any]]]] = []
-        for i in range(count):
-            ts = chunk_start_ms + i * interval_ms
-            u, us, pr, dp, ip, it, ru, rdp, rip = (row[i] for row in host_rows)
-            recs: list[tuple[str, dict[str, Any]]] = []
-            for h, name in enumerate(names):
-                recs.append((topic, {
-                    "ts_ms": ts, "interval_ms": interval_ms, "run_id": run_id, "step_index": step_index, "host": name,
-                    "vm": "", "scope": "HOST", "cpu": -1, "logical_processors": lps, "utilization_pct": u[h],
-                    "user_pct": us[h], "privileged_pct": pr[h], "dpc_pct": dp[h], "interrupt_pct": ip[h],
-                    "iowait_pct": 0.0, "interrupts_per_s": it[h], "dpcs_per_s": it[h], "tags": {}}))
-                if scope is not None:
-                    recs.append((topic, {
-                        "ts_ms": ts, "interval_ms": interval_ms, "run_id": run_id, "step_index": step_index,
-                        "host": name, "vm": "", "scope": scope, "cpu": -1, "logical_processors": lps,
-                        "utilization_pct": ru[h], "user_pct": 0.0, "privileged_pct": ru[h], "dpc_pct": rdp[h],
-                        "interrupt_pct": rip[h], "iowait_pct": 0.0, "interrupts_per_s": it[h],
-                        "dpcs_per_s": it[h], "tags": {}}))
+        per = 2 if plan.cpu_scope is not None else 1
+        host_end = n_hosts * per
+
+        def column(host_values, scope_values, vm_values) -> np.ndarray:  # rows: hosts (HOST, scope), then VMs
+            m = np.empty((count, host_end + n_vms))
+            m[:, 0:host_end:per] = host_values
+            if per == 2:
+                m[:, 1:host_end:per] = scope_values
             if n_vms:
-                vu, vus, vpr, vir = (row[i] for row in vm_rows)
-                for v, (hname, vname, vcpu) in enumerate(vm_meta):
-                    # One virtual completion interrupt (and DPC) per I/O.
-                    recs.append((topic, {
-                        "ts_ms": ts, "interval_ms": interval_ms, "run_id": run_id, "step_index": step_index,
-                        "host": hname, "vm": vname, "scope": "VM", "cpu": -1, "logical_processors": vcpu,
-                        "utilization_pct": vu[v], "user_pct": vus[v], "privileged_pct": vpr[v], "dpc_pct": 0.0,
-                        "interrupt_pct": 0.0, "iowait_pct": 0.0, "interrupts_per_s": vir[v],
-                        "dpcs_per_s": vir[v], "tags": {}}))
-            out.append(recs)
-        return out
+                m[:, host_end:] = vm_values
+            return m
+
+        root_util_or_none = root_util if per == 2 else None
+        c = self._consts(plan, run_id, step_index)
+        # One virtual completion interrupt (and DPC) per I/O on a VM.
+        interrupts = column(ints, ints, vm_ops / interval_s if n_vms else None)
+        doubles = {
+            "utilization_pct": column(util, root_util_or_none, vm_util),
+            "user_pct": column(user, 0.0, vm_user),
+            "privileged_pct": column(util - user, root_util_or_none, vm_util - vm_user if n_vms else None),
+            "dpc_pct": column(dpc_pct, np.minimum(dpc_pct, root_util) if per == 2 else None, 0.0),
+            "interrupt_pct": column(int_pct, np.minimum(int_pct, root_util) if per == 2 else None, 0.0),
+            "interrupts_per_s": interrupts, "dpcs_per_s": interrupts,
+        }
+        common = {"interval_ms": c["interval_ms"], "run_id": c["run_id"], "step_index": c["step_index"],
+                  **plan.cpu_identity, "cpu": c["all_cpus"], "iowait_pct": c["zero_pct"], "tags": c["empty_map"]}
+        return [RecordBlock(topics.CPU_SAMPLES, host_end + n_vms, CPU_FIELDS, {
+                    "ts_ms": Const(chunk_start_ms + i * self.interval_ms), **common,
+                    **{k: v[i] for k, v in doubles.items()}})
+                for i in range(count)]
 
     def _root_interrupts(self, run: RunSpec, plan: _StepPlan, ops: np.ndarray, port_ints: np.ndarray) -> np.ndarray:
         """Hardware interrupts handled by the root / vmkernel per interval and host. With VMQ the NIC
@@ -496,14 +557,15 @@ class Engine:
         return port_ints + rx * share / float(run.vswitch.bytes_per_interrupt)
 
     # -- ports --------------------------------------------------------------------------------------------
-    def _port_records(self, run: RunSpec, run_id: str, step_index: int, plan: _StepPlan, ops: np.ndarray,
-                      chunk_start_ms: int) -> list[list[tuple[str, dict[str, Any]]]]:
+    def _port_blocks(self, run: RunSpec, run_id: str, step_index: int, plan: _StepPlan, ops: np.ndarray,
+                     chunk_start_ms: int) -> list[RecordBlock] | None:
+        """Per interval: every port of every host (multipath spreads evenly, the remainder goes to the first
+        ports), then with VMQ one queue per VM after the vswitch's port."""
         a = plan.arrays
         count = ops.shape[0]
         n_hosts = len(run.host.names)
-        out: list[list[tuple[str, dict[str, Any]]]] = [[] for _ in range(count)]
-        topic = topics.PORT_SAMPLES
-        interval_ms = self.interval_ms
+        if not run.ports or not n_hosts:
+            return None
         per_host = lambda w: np.stack([np.bincount(a["host"], weights=row, minlength=n_hosts) for row in ops * w[None, :]])  # noqa: E731
         vmq = run.vswitch is not None and run.vswitch.vmq
         vm_rx = None
@@ -511,6 +573,8 @@ class Engine:
             mask = a["vm"] >= 0
             vm_rx = np.stack([np.bincount(a["vm"][mask], weights=row[mask], minlength=len(plan.vms))
                               for row in ops * a["vswitch_rx"][None, :]])
+        parts: dict[str, list[np.ndarray]] = {k: [] for k in ("rx_bytes", "tx_bytes", "rx_frames", "tx_frames",
+                                                            "interrupts")}
         for p, port in enumerate(run.ports):
             rx, tx = per_host(a["port_rx"][p]), per_host(a["port_tx"][p])
             frx, ftx = per_host(a["frames_rx"][p]), per_host(a["frames_tx"][p])
@@ -518,37 +582,34 @@ class Engine:
             if run.vswitch is not None and run.vswitch.port_index == p:
                 vs = per_host(a["vswitch_rx"]) / run.vswitch.bytes_per_interrupt
                 ints = ints + vs * (VMQ_DEFAULT_QUEUE_SHARE if vmq else 1.0)
-            ids = port.port_ids()
-            n = len(ids)
-            for i in range(count):
-                ts = chunk_start_ms + i * interval_ms
-                recs = out[i]
-                for h, host in enumerate(run.host.names):
-                    # Multipath spreads evenly; the remainder goes to the first ports.
-                    for q, pid in enumerate(ids):
-                        recs.append((topic, {
-                            "ts_ms": ts, "interval_ms": interval_ms, "run_id": run_id, "step_index": step_index,
-                            "host": host, "port_id": pid, "kind": port.kind, "queue": -1, "vm": "",
-                            "link_speed_bps": port.speed_bps, "rx_bytes": _share(rx[i, h], n, q),
-                            "tx_bytes": _share(tx[i, h], n, q), "rx_frames": _share(frx[i, h], n, q),
-                            "tx_frames": _share(ftx[i, h], n, q), "rx_errors": 0, "tx_errors": 0,
-                            "interrupts": _share(ints[i, h], n, q), "tags": {}}))
-                if vmq and run.vswitch.port_index == p and vm_rx is not None:
-                    for v, vm in enumerate(plan.vms):
-                        b = int(round(vm_rx[i, v]))
-                        recs.append((topic, {
-                            "ts_ms": ts, "interval_ms": interval_ms, "run_id": run_id, "step_index": step_index,
-                            "host": run.host.names[vm.host], "port_id": ids[0], "kind": "NIC_VMQ", "queue": vm.number,
-                            "vm": vm.name, "link_speed_bps": port.speed_bps, "rx_bytes": b, "tx_bytes": 0,
-                            "rx_frames": -(-b // port.frame_payload_bytes), "tx_frames": 0, "rx_errors": 0,
-                            "tx_errors": 0, "interrupts": int(round(b / run.vswitch.bytes_per_interrupt)), "tags": {}}))
-        return out
+            n = len(port.port_ids())
+            for name, total in (("rx_bytes", rx), ("tx_bytes", tx), ("rx_frames", frx), ("tx_frames", ftx),
+                                ("interrupts", ints)):
+                parts[name].append(_shares(total, n).reshape(count, n_hosts * n))
+            if vmq and run.vswitch.port_index == p and vm_rx is not None:
+                b = np.rint(vm_rx).astype(np.int64)
+                zeros = np.zeros_like(b)
+                parts["rx_bytes"].append(b)
+                parts["tx_bytes"].append(zeros)
+                parts["rx_frames"].append(-(-b // port.frame_payload_bytes))
+                parts["tx_frames"].append(zeros)
+                parts["interrupts"].append(np.rint(b / run.vswitch.bytes_per_interrupt).astype(np.int64))
+        counters = {k: np.concatenate(v, axis=1) if len(v) > 1 else v[0] for k, v in parts.items()}
+        n_rows = counters["rx_bytes"].shape[1]
+        c = self._consts(plan, run_id, step_index)
+        common = {"interval_ms": c["interval_ms"], "run_id": c["run_id"], "step_index": c["step_index"],
+                  **plan.port_identity, "rx_errors": c["zero"], "tx_errors": c["zero"], "tags": c["empty_map"]}
+        return [RecordBlock(topics.PORT_SAMPLES, n_rows, PORT_FIELDS, {
+                    "ts_ms": Const(chunk_start_ms + i * self.interval_ms), **common,
+                    **{k: v[i] for k, v in counters.items()}})
+                for i in range(count)]
 
 
 #: With VMQ the root still handles the default queue (broadcast, multicast, unmatched MACs): a small share.
 VMQ_DEFAULT_QUEUE_SHARE = 0.03
 
 
-def _share(total: float, n: int, q: int) -> int:
-    whole = int(round(total))
-    return whole // n + (1 if q < whole % n else 0)
+def _shares(total: np.ndarray, n: int) -> np.ndarray:
+    """(..., n): `total` rounded to whole units and split over n ports, the remainder to the first ones."""
+    whole = np.rint(total).astype(np.int64)[..., None]
+    return whole // n + (np.arange(n) < whole % n)

@@ -1,7 +1,11 @@
 """Paces the engine's record stream (real time or as fast as possible) and hands records to a producer.
 
 The simulator never imports Kafka: `run_simulation` takes any object with ``send(topic, record)`` and
-``flush()`` -- ioscale.producer.TelemetryProducer in production, a list-backed fake in tests.
+``flush()`` -- ioscale.producer.TelemetryProducer in production, a list-backed fake in tests. A sink that
+also has ``send_blocks(blocks)`` gets the samples as column blocks (ioscale.columns) and never sees a
+dict per sample: that is what lets one process produce 50k+ I/O samples/s with histograms. In fast mode
+blocks are gathered up to BLOCK_RECORDS records (fewer, larger batches to encode); events and the end of
+the run send what is gathered first, so records leave in the order the engine made them.
 
 Real time: a batch of records is released when its simulated time is reached on the wall clock
 (samples at the end of their interval, events at their instant), divided by `speed` (speed 10 replays
@@ -18,11 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ioscale import topics
+from ioscale.columns import RecordBlock
 from ioscale.errors import IoscaleError
 from ioscale.simulator import scenarios
 from ioscale.simulator.engine import Batch, Engine
 
 Mode = Literal["fast", "realtime"]
+
+#: Fast mode: samples gathered before they go to the sink's send_blocks.
+BLOCK_RECORDS = 8192
 
 
 class RecordSink(Protocol):
@@ -124,16 +132,35 @@ def run_simulation(name: str, producer: RecordSink, seed: int = 0, realtime: boo
             min(((batch.due_ms if batch else engine.start_ms) - engine.start_ms) / total_ms, 1.0),
             elapsed, sent / elapsed if elapsed > 0 else 0.0, done)
 
+    send_blocks = getattr(producer, "send_blocks", None)
+    pending: list[RecordBlock] = []
+    pending_records = 0
     for batch in paced(engine, "realtime" if realtime else "fast", speed, clock=clock, sleep=sleep):
-        for topic, record in batch.records:
+        if pending and batch.events:
+            send_blocks(pending)
+            pending, pending_records = [], 0
+        for topic, record in batch.events:
             send(topic, record)
             by_topic[topic] += 1
             if topic == topics.RUNS and record["event_type"] == "RUN_STARTED":
                 report.run_ids.append(record["run_id"])
-        sent += len(batch.records)
+        for block in batch.blocks:
+            by_topic[block.topic] += block.n
+            if send_blocks is None:
+                for record in block.to_records():
+                    send(block.topic, record)
+            else:
+                pending.append(block)
+                pending_records += block.n
+        if pending and (realtime or pending_records >= BLOCK_RECORDS):
+            send_blocks(pending)
+            pending, pending_records = [], 0
+        sent += len(batch)
         if progress is not None and clock() >= next_report:
             progress(snapshot(False))
             next_report = clock() + progress_every_s
+    if pending:
+        send_blocks(pending)
     producer.flush()
     report.records_sent = sent
     report.elapsed_s = clock() - t0
