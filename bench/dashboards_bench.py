@@ -268,17 +268,19 @@ def main() -> int:
     p.add_argument("--skip-queries", action="store_true", help="dashboard load times only")
     p.add_argument("--screenshots", type=Path, help="save a PNG of each dashboard here")
     p.add_argument("--timeout-s", type=float, default=1800.0, help="how long to wait for ingestion and Flink")
-    p.add_argument("--resend", action="store_true", help="send the run again even if ClickHouse holds it")
+    p.add_argument("--resend", action="store_true", help="generate a new run even if ClickHouse holds one")
+    p.add_argument("--only", action="append", metavar="SLUG", help="measure only this dashboard (repeatable)")
+    p.add_argument("--run", action="append", help="measure on this run instead (repeat for the comparison's second)")
     args = p.parse_args()
 
     settings = StackSettings.from_env()
     secrets = load_secrets(settings)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
-    bench_runs = ensure_run(settings, secrets, args.timeout_s, args.resend)
+    bench_runs = args.run or ensure_run(settings, secrets, args.timeout_s, args.resend)
     if args.generate_only:
         return 0
     api = api_session(settings, secrets)
-    dashes = dashboards(api)
+    dashes = [d for d in dashboards(api) if not args.only or d["slug"] in args.only]
     with client(settings, secrets, "reader") as ch:
         runs = pick_runs(ch, bench_runs)
     failures = measure_loads(settings, secrets, dashes, runs, args.loads, args.screenshots)

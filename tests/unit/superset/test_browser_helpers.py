@@ -1,18 +1,20 @@
-"""ioscale.stack.superset_browser without a browser: the native-filter URL state it opens dashboards with."""
+"""ioscale.stack.superset_browser without a browser: the native-filter state it opens dashboards with."""
 
 from __future__ import annotations
 
-from ioscale.stack.superset_browser import CHROMIUM_FLAGS, ChartState, _rison_filters
+from ioscale.stack.superset_browser import CHROMIUM_FLAGS, ChartState, _filter_state
 
 
-def test_native_filters_url_state_is_rison_with_quoted_values():
-    state = _rison_filters({"NATIVE_FILTER-run_id": ("run_id", ["sim-demo-1", "it's!"]),
-                            "NATIVE_FILTER-step": ("step_index", [3])})
-    assert state == (
-        "(NATIVE_FILTER-run_id:(id:NATIVE_FILTER-run_id,extraFormData:(filters:!((col:run_id,op:IN,"
-        "val:!('sim-demo-1','it!'s!!')))),filterState:(value:!('sim-demo-1','it!'s!!')),ownState:()),"
-        "NATIVE_FILTER-step:(id:NATIVE_FILTER-step,extraFormData:(filters:!((col:step_index,op:IN,val:!(3)))),"
-        "filterState:(value:!(3)),ownState:()))")
+def test_native_filter_values_become_superset_data_mask():
+    state = _filter_state({"NATIVE_FILTER-run_id": ("run_id", ["sim-demo-1", "it's!"]),
+                           "NATIVE_FILTER-step": ("step_index", [3])})
+    assert state == {
+        "NATIVE_FILTER-run_id": {"id": "NATIVE_FILTER-run_id", "ownState": {},
+                                 "extraFormData": {"filters": [{"col": "run_id", "op": "IN", "val": ["sim-demo-1", "it's!"]}]},
+                                 "filterState": {"value": ["sim-demo-1", "it's!"]}},
+        "NATIVE_FILTER-step": {"id": "NATIVE_FILTER-step", "ownState": {},
+                               "extraFormData": {"filters": [{"col": "step_index", "op": "IN", "val": [3]}]},
+                               "filterState": {"value": [3]}}}
 
 
 def test_a_chart_counts_as_drawn_only_without_error_spinner_or_empty_message():

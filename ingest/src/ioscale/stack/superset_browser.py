@@ -118,15 +118,33 @@ class SupersetBrowser:
         r = self.page.request.get(f"{self.base_url}/api/v1/dashboard/{slug}")
         return r.json()["result"]["id"] if r.ok else None
 
+    def filter_state_key(self, dashboard_id: int, filters: dict[str, tuple[str, list[Any]]]) -> str:
+        """Store native filter values as Superset does for a shared link (``?native_filters_key=``).
+
+        A link carrying the state itself (``?native_filters=(rison)``) is applied after the dashboard's own
+        filters initialise, so every chart is queried two or three times; a stored key is read first, once.
+        """
+        page = self.page
+        csrf = page.request.get(f"{self.base_url}/api/v1/security/csrf_token/").json()["result"]
+        r = page.request.post(f"{self.base_url}/api/v1/dashboard/{dashboard_id}/filter_state",
+                              data=json.dumps({"value": json.dumps(_filter_state(filters))}),
+                              headers={"Content-Type": "application/json", "X-CSRFToken": csrf,
+                                       "Referer": self.base_url})
+        if not r.ok:
+            raise RuntimeError(f"Superset refused the filter state: HTTP {r.status} {r.text()[:300]}")
+        return r.json()["key"]
+
     def open_dashboard(self, slug: str, filters: dict[str, tuple[str, list[Any]]] | None = None, *,
                        expected_charts: int, timeout_s: float = 60.0) -> DashboardLoad:
         """Load /superset/dashboard/<slug>/ with native filter values {filter_id: (column, values)} and wait
         until all ``expected_charts`` charts have rendered (or shown an error)."""
         dashboard_id = self.dashboard_id(slug)
         url = f"{self.base_url}/superset/dashboard/{slug}/?standalone=1"
-        if filters:
-            url += "&native_filters=" + quote(_rison_filters(filters), safe="(),:!'")
+        if filters and dashboard_id is not None:
+            url += "&native_filters_key=" + quote(self.filter_state_key(dashboard_id, filters))
         page = self.page
+        # Leave the previous dashboard first: its refresh timer and late chart queries must not overlap this load.
+        page.goto("about:blank")
         answered: dict[int, list[dict[str, Any]]] = {}
 
         def on_response(resp: Any) -> None:
@@ -175,20 +193,11 @@ class SupersetBrowser:
         return path
 
 
-def _rison_filters(filters: dict[str, tuple[str, list[Any]]]) -> str:
-    def v(x: Any) -> str:
-        if isinstance(x, bool):
-            return "!t" if x else "!f"
-        if isinstance(x, (int, float)):
-            return str(x)
-        return "'" + str(x).replace("!", "!!").replace("'", "!'") + "'"
-
-    parts = []
-    for fid, (column, values) in filters.items():
-        vals = ",".join(v(x) for x in values)
-        parts.append(f"{fid}:(id:{fid},extraFormData:(filters:!((col:{column},op:IN,val:!({vals})))),"
-                     f"filterState:(value:!({vals})),ownState:())")
-    return "(" + ",".join(parts) + ")"
+def _filter_state(filters: dict[str, tuple[str, list[Any]]]) -> dict[str, Any]:
+    """Native filter values as Superset's data mask: {filter_id: {extraFormData, filterState, ...}}."""
+    return {fid: {"id": fid, "extraFormData": {"filters": [{"col": column, "op": "IN", "val": list(values)}]},
+                  "filterState": {"value": list(values)}, "ownState": {}}
+            for fid, (column, values) in filters.items()}
 
 
 @contextmanager
