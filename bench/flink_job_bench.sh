@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of the Flink analytics job in isolation (MiniCluster, generated IoSamples, no Kafka/ClickHouse).
 # Usage: bench/flink_job_bench.sh [--samples N] [--sources N] [--buckets N] [--parallelism N] [--decode]
-# Prints samples/s; see bench/flink_job_bench.md for what is measured and the figures seen on this machine.
+# Prints samples/s and samples per CPU-second; bench/flink_job_bench.md says what is measured and what was seen here.
 set -euo pipefail
 cd "$(dirname "$0")/../stream-jobs"
 mvn -B -q test-compile

@@ -1,6 +1,8 @@
 package io.ioscale.avro;
 
 import io.ioscale.histogram.LatencyHistogram;
+import io.ioscale.histogram.PackedBuckets;
+import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.CpuSample;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.PortSample;
@@ -37,12 +39,15 @@ public final class AvroRecords {
         s.latencyMinNs = (Long) r.get("latency_min_ns");
         s.latencyMaxNs = (Long) r.get("latency_max_ns");
         s.latencyHistScheme = (Integer) r.get("latency_hist_scheme");
-        s.latencyBucketIndex = ints(r.get("latency_bucket_index"));
-        s.latencyBucketCount = longs(r.get("latency_bucket_count"));
+        s.decodedBuckets = new SparseBuckets(ints(r.get("latency_bucket_index")), longs(r.get("latency_bucket_count")));
         return check(s);
     }
 
-    /** The rules an IoSample must meet, whichever path decoded it; fills statistics from buckets if missing. */
+    /**
+     * The rules an IoSample must meet, whichever path decoded it; fills statistics from buckets if missing. The
+     * decoded histogram ({@link IoSample#decodedBuckets}) is validated here and packed into
+     * {@link IoSample#latencyBuckets}.
+     */
     public static IoSample check(IoSample s) {
         nonNegative("ops", s.ops);
         nonNegative("bytes", s.bytes);
@@ -61,15 +66,24 @@ public final class AvroRecords {
         return s;
     }
 
-    /** The rules of {@link LatencyHistogram#fromSparse}, without building the histogram. */
+    /** The rules of {@link LatencyHistogram#fromSparse}, without building the histogram; then packs it. */
     static void checkHistogram(IoSample s) {
-        int[] idx = s.latencyBucketIndex;
-        long[] cnt = s.latencyBucketCount;
+        SparseBuckets decoded = s.decodedBuckets;
+        s.decodedBuckets = null;
+        if (decoded == null) { // built in-process, already packed (valid by construction)
+            if (s.hasHistogram() && s.latencyCount == 0) {
+                fillStatisticsFromBuckets(s, s.buckets(), PackedBuckets.total(s.latencyBuckets));
+            }
+            return;
+        }
+        int[] idx = decoded.indexes();
+        long[] cnt = decoded.counts();
         if (idx.length != cnt.length) {
             throw new IllegalArgumentException("latency_bucket_index and latency_bucket_count differ in length ("
                     + idx.length + " != " + cnt.length + ")");
         }
         if (idx.length == 0) {
+            s.latencyBuckets = PackedBuckets.EMPTY;
             return;
         }
         if (s.latencyHistScheme != LatencyHistogram.SCHEME_ID) {
@@ -94,12 +108,10 @@ public final class AvroRecords {
             throw new IllegalArgumentException("latency_min_ns " + s.latencyMinNs + " > latency_max_ns "
                     + s.latencyMaxNs);
         }
-        if (total == 0) {
-            // An all-zero histogram: keep the statistics, drop the empty buckets.
-            s.latencyBucketIndex = new int[0];
-            s.latencyBucketCount = new long[0];
-        } else if (s.latencyCount == 0) {
-            fillStatisticsFromBuckets(s, total);
+        // Packing drops empty buckets (an all-zero histogram becomes none; the statistics stay).
+        s.latencyBuckets = PackedBuckets.pack(idx, cnt);
+        if (total > 0 && s.latencyCount == 0) {
+            fillStatisticsFromBuckets(s, decoded, total);
         }
     }
 
@@ -108,17 +120,17 @@ public final class AvroRecords {
      * from the buckets (sum from representatives, min/max from the outer bucket bounds), within the histogram's
      * 1/256, so the histogram's quantiles are not clamped to [0, 0] and the mean is not lost.
      */
-    private static void fillStatisticsFromBuckets(IoSample s, long total) {
+    private static void fillStatisticsFromBuckets(IoSample s, SparseBuckets b, long total) {
         int first = -1;
         int last = -1;
         long sum = 0;
-        for (int i = 0; i < s.latencyBucketIndex.length; i++) {
-            if (s.latencyBucketCount[i] > 0) {
+        for (int i = 0; i < b.indexes().length; i++) {
+            if (b.counts()[i] > 0) {
                 if (first < 0) {
-                    first = s.latencyBucketIndex[i];
+                    first = b.indexes()[i];
                 }
-                last = s.latencyBucketIndex[i];
-                sum += LatencyHistogram.bucketRepresentativeNs(s.latencyBucketIndex[i]) * s.latencyBucketCount[i];
+                last = b.indexes()[i];
+                sum += LatencyHistogram.bucketRepresentativeNs(b.indexes()[i]) * b.counts()[i];
             }
         }
         s.latencyCount = total;

@@ -1,5 +1,6 @@
 package io.ioscale.avro;
 
+import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.IoSample;
 import java.io.IOException;
 import java.util.Arrays;
@@ -63,6 +64,8 @@ public final class IoSampleReader implements ConfluentAvroDecoder.BodyReader<IoS
             init(reader);
         }
         IoSample s = new IoSample();
+        int[] bucketIndex = NO_INTS;
+        long[] bucketCount = NO_LONGS;
         for (Schema.Field field : order) {
             switch (byPosition[field.pos()]) {
                 case TS_MS -> s.tsMs = in.readLong();
@@ -82,16 +85,20 @@ public final class IoSampleReader implements ConfluentAvroDecoder.BodyReader<IoS
                 case LATENCY_MIN_NS -> s.latencyMinNs = in.readLong();
                 case LATENCY_MAX_NS -> s.latencyMaxNs = in.readLong();
                 case LATENCY_HIST_SCHEME -> s.latencyHistScheme = in.readInt();
-                case LATENCY_BUCKET_INDEX -> s.latencyBucketIndex = ints(in);
-                case LATENCY_BUCKET_COUNT -> s.latencyBucketCount = longs(in);
+                case LATENCY_BUCKET_INDEX -> bucketIndex = ints(in);
+                case LATENCY_BUCKET_COUNT -> bucketCount = longs(in);
                 case PERCENTILE_Q -> skipDoubles(in);
                 case PERCENTILE_NS -> longs(in);
                 case TAGS -> skipMap(in);
                 default -> throw new IOException("unexpected field " + field.name());
             }
         }
+        s.decodedBuckets = new SparseBuckets(bucketIndex, bucketCount); // validated and packed by the checker
         return s;
     }
+
+    private static final int[] NO_INTS = new int[0];
+    private static final long[] NO_LONGS = new long[0];
 
     private String string(Decoder in) throws IOException {
         scratch = in.readString(scratch);

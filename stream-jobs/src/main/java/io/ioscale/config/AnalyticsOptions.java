@@ -41,7 +41,15 @@ public record AnalyticsOptions(
         ClickHouseConfig clickHouse,
         Duration checkpointInterval, Duration outOfOrderness, Duration idleness, Duration allowedLateness,
         StepAnalysisSettings steps, int parallelism, String checkpointDir, boolean startFromEarliest,
-        Duration maxAhead) {
+        Duration maxAhead, Replay replay) {
+
+    /**
+     * A bounded re-analysis of one run ({@code ioscale analyze}): read every topic from {@code fromMs} (Kafka record
+     * time) to the end offsets at start, keep only {@code runId}'s records before any watermark is computed (the run
+     * gets an event-time clock of its own, whatever else streams live), and run as job {@code jobName}.
+     * Null for the live job.
+     */
+    public record Replay(String runId, long fromMs, String jobName) implements java.io.Serializable {}
 
     public static final ConfigOption<String> KAFKA_BOOTSTRAP = ConfigOptions.key("kafka-bootstrap")
             .stringType().defaultValue("127.0.0.1:9092").withDescription("Kafka bootstrap servers.");
@@ -133,12 +141,22 @@ public record AnalyticsOptions(
             .withDescription("Records stamped more than this after the wall clock are counted (tooFarAhead) and "
                     + "not analysed; the watermark never passes the wall clock, so they would wait in state.");
 
+    public static final ConfigOption<String> REPLAY_RUN = ConfigOptions.key("replay-run")
+            .stringType().defaultValue("")
+            .withDescription("Replay mode (ioscale analyze): analyse only this run, reading the topics from "
+                    + "--replay-from-ms to their current end, then finish. Empty: the live job.");
+    public static final ConfigOption<Long> REPLAY_FROM_MS = ConfigOptions.key("replay-from-ms")
+            .longType().defaultValue(0L)
+            .withDescription("Replay mode: Kafka record time (epoch ms) to start reading from.");
+    public static final ConfigOption<String> JOB_NAME = ConfigOptions.key("job-name")
+            .stringType().defaultValue("ioscale-analytics").withDescription("Flink job name.");
+
     public static final List<ConfigOption<?>> ALL = List.of(KAFKA_BOOTSTRAP, REGISTRY_URL, GROUP_ID,
             IO_SAMPLES_TOPIC, RUNS_TOPIC, CPU_SAMPLES_TOPIC, PORT_SAMPLES_TOPIC, ALERTS_TOPIC, DEAD_LETTER_TOPIC,
             CLICKHOUSE_URL, CLICKHOUSE_DATABASE, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_PASSWORD_FILE,
             CLICKHOUSE_PASSWORD_KEY, SINK_BATCH_ROWS, SINK_FLUSH_INTERVAL, CHECKPOINT_INTERVAL, OUT_OF_ORDERNESS,
             IDLENESS, ALLOWED_LATENESS, STEADY_STATE, SATURATION, SLO, LOAD_AXIS, STEP_RETENTION, PARALLELISM, CHECKPOINT_DIR,
-            STARTING_OFFSETS, MAX_AHEAD);
+            STARTING_OFFSETS, MAX_AHEAD, REPLAY_RUN, REPLAY_FROM_MS, JOB_NAME);
 
     /** Bytes buffered per writer before an insert is forced. */
     static final long SINK_BATCH_BYTES = 16L << 20;
@@ -190,12 +208,35 @@ public record AnalyticsOptions(
                     nonNegative(PARALLELISM, conf.get(PARALLELISM)),
                     conf.get(CHECKPOINT_DIR).trim(),
                     startFromEarliest(conf.get(STARTING_OFFSETS)),
-                    positive(MAX_AHEAD, conf.get(MAX_AHEAD)));
+                    positive(MAX_AHEAD, conf.get(MAX_AHEAD)),
+                    replay(conf));
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) { // Flink's parse errors do not always name the key
             throw new IllegalArgumentException("bad argument: " + e.getMessage(), e);
         }
+    }
+
+    private static Replay replay(Configuration conf) {
+        String run = conf.get(REPLAY_RUN).trim();
+        String name = text(JOB_NAME, conf.get(JOB_NAME));
+        if (run.isEmpty()) {
+            return null;
+        }
+        long fromMs = conf.get(REPLAY_FROM_MS);
+        if (fromMs < 0) {
+            throw new IllegalArgumentException("--" + REPLAY_FROM_MS.key() + " must be >= 0, got " + fromMs);
+        }
+        if (name.equals(JOB_NAME.defaultValue())) {
+            throw new IllegalArgumentException("--" + REPLAY_RUN.key() + " needs its own --" + JOB_NAME.key()
+                    + " (not the live job's " + JOB_NAME.defaultValue() + ")");
+        }
+        return new Replay(run, fromMs, name);
+    }
+
+    /** The job's name: the live job's, or the replay's. */
+    public String jobName() {
+        return replay == null ? JOB_NAME.defaultValue() : replay.jobName();
     }
 
     private static boolean startFromEarliest(String value) {

@@ -5,22 +5,34 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.function.SerializableFunction;
 
 /**
- * Counts records a window dropped as too late (later than the allowed lateness), from that window's late side
- * output: metric {@code tooLateRecords} and accumulator {@code too-late.<table>} (e.g.
- * {@code too-late.io_samples_1s}). A sample too late for the 1 s rollup may still be in time for the 1 min one,
- * hence one count per table. Emits nothing.
+ * Counts the samples a rollup dropped as too late (later than the allowed lateness for every grain), from that
+ * rollup's late side output: metric {@code tooLateRecords} and accumulator {@code too-late.<table>} (e.g.
+ * {@code too-late.io_samples}). A record may stand for several samples (a fleet partial): {@code samples} says
+ * how many. Emits nothing.
  */
 public class CountTooLate<T> extends ProcessFunction<T, Void> {
     private static final long serialVersionUID = 1L;
 
     private final String table;
+    private final SerializableFunction<T, Long> samples;
     private transient Counter tooLate;
     private transient LongCounter tooLateTotal;
 
-    public CountTooLate(String table) {
+    public CountTooLate(String table, SerializableFunction<T, Long> samples) {
         this.table = table;
+        this.samples = samples;
+    }
+
+    /** Each record is one sample. */
+    public CountTooLate(String table) {
+        this(table, record -> 1L);
+    }
+
+    public String table() {
+        return table;
     }
 
     public static String accumulatorName(String table) {
@@ -35,7 +47,8 @@ public class CountTooLate<T> extends ProcessFunction<T, Void> {
 
     @Override
     public void processElement(T value, Context ctx, Collector<Void> out) {
-        tooLate.inc();
-        tooLateTotal.add(1);
+        long n = samples.apply(value);
+        tooLate.inc(n);
+        tooLateTotal.add(n);
     }
 }

@@ -1,6 +1,7 @@
 package io.ioscale.functions;
 
 import io.ioscale.records.IoSample;
+import io.ioscale.rollups.FleetPartial;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple6;
@@ -19,13 +20,13 @@ public final class IoKeys {
         }
     }
 
-    /** (run_id, step_index): the fleet of one load step. */
-    public static final class ByStep implements KeySelector<IoSample, Tuple2<String, Integer>> {
+    /** (run_id, step_index): the fleet of one load step, fed by the per-source subtasks' partials. */
+    public static final class ByStep implements KeySelector<FleetPartial, Tuple2<String, Integer>> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Tuple2<String, Integer> getKey(IoSample s) {
-            return Tuple2.of(s.runId, s.stepIndex);
+        public Tuple2<String, Integer> getKey(FleetPartial p) {
+            return Tuple2.of(p.runId, p.stepIndex);
         }
     }
 }

@@ -379,8 +379,8 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             row.latencyMaxNs = Math.max(row.latencyMaxNs, s.latencyMaxNs);
             outstanding += s.outstandingIos;
             for (FleetRollup r : s.rows) {
-                if (r.stats.latencyBucketIndex.length > 0) {
-                    buckets.add(r.stats.latencyBucketIndex, r.stats.latencyBucketCount);
+                if (r.stats.latencyBuckets.length > 0) {
+                    buckets.add(r.stats.latencyBuckets);
                     histogramSumNs += r.stats.latencySumNs;
                     histogramMinNs = Math.min(histogramMinNs, r.stats.latencyMinNs);
                     histogramMaxNs = Math.max(histogramMaxNs, r.stats.latencyMaxNs);

@@ -25,8 +25,8 @@ import java.util.List;
  *   <li>Size: 4352 buckets (indexes 0..4351, fits ClickHouse UInt16). On the wire only non-empty buckets travel
  *       (Avro {@code latency_bucket_index} ascending / {@code latency_bucket_count}, {@code latency_hist_scheme = 1}).
  *       In memory (Flink state) the counts are a dense {@code long[]} over whole 128-bucket groups between the
- *       lowest and highest bucket seen: two decades of latency = ~7 groups = ~7 KB, not the 34 KB of all
- *       4352 buckets (FIELD-NOTES: dense per-window histograms have filled a 2 GB heap).</li>
+ *       lowest and highest bucket seen ({@link DenseBuckets}): two decades of latency = ~7 groups = ~7 KB,
+ *       not the 34 KB of all 4352 buckets (FIELD-NOTES: dense per-window histograms have filled a 2 GB heap).</li>
  * </ul>
  *
  * <h2>Bucket index of a value v</h2>
@@ -91,11 +91,8 @@ public final class LatencyHistogram implements Serializable {
     public static final int MIN_SAMPLES_BEYOND_QUANTILE = 10;
     private static final double REQUIRED_N_SHAVE = 1.0 - 1e-9;
 
-    private static final long[] NO_COUNTS = new long[0];
-
-    /** counts[i] is bucket offset + i; the window spans whole 128-bucket groups and only grows. */
-    private long[] counts = NO_COUNTS;
-    private int offset;
+    /** Dense over whole 128-bucket groups between the lowest and highest bucket seen (DenseBuckets). */
+    private DenseBuckets buckets = new DenseBuckets();
     private long count;
     private long sumNs;
     private long minNs = Long.MAX_VALUE; // sentinels while empty; the accessors answer 0 then
@@ -203,8 +200,7 @@ public final class LatencyHistogram implements Serializable {
         }
         long newSum = Math.addExact(sumNs, Math.multiplyExact(valueNs, count));
         long newCount = Math.addExact(this.count, count);
-        cover(index, index);
-        counts[index - offset] += count;
+        buckets.add(index, count);
         if (valueNs > MAX_TRACKABLE_NS) {
             overflowCount += count;
         }
@@ -232,9 +228,9 @@ public final class LatencyHistogram implements Serializable {
         }
         long newSum = Math.addExact(sumNs, sum);
         long newCount = Math.addExact(count, valuesNs.length);
-        cover(bucketIndex(lo), bucketIndex(hi));
-        long[] c = counts;
-        int base = offset;
+        buckets.cover(bucketIndex(lo), bucketIndex(hi));
+        long[] c = buckets.counts();
+        int base = buckets.offset();
         long overflow = 0;
         for (long v : valuesNs) {
             c[bucketIndex(v) - base]++;
@@ -281,9 +277,9 @@ public final class LatencyHistogram implements Serializable {
         }
         long newSum = Math.addExact(sumNs, sum);
         long newCount = Math.addExact(count, total);
-        cover(bucketIndex(lo), bucketIndex(hi));
-        long[] c = counts;
-        int base = offset;
+        buckets.cover(bucketIndex(lo), bucketIndex(hi));
+        long[] c = buckets.counts();
+        int base = buckets.offset();
         for (int i = 0; i < valuesNs.length; i++) {
             long v = valuesNs[i];
             long k = countsOf[i];
@@ -298,26 +294,6 @@ public final class LatencyHistogram implements Serializable {
         maxNs = Math.max(maxNs, hi);
     }
 
-    /** Grows the window (whole 128-bucket groups) to include indexes lo..hi. */
-    private void cover(int lo, int hi) {
-        int end = offset + counts.length;
-        if (counts.length != 0 && lo >= offset && hi < end) {
-            return;
-        }
-        int newStart = lo & -SUB_BUCKET_COUNT;
-        int newEnd = (hi | (SUB_BUCKET_COUNT - 1)) + 1;
-        if (counts.length != 0) {
-            newStart = Math.min(newStart, offset);
-            newEnd = Math.max(newEnd, end);
-        }
-        long[] grown = new long[newEnd - newStart];
-        if (counts.length != 0) {
-            System.arraycopy(counts, 0, grown, offset - newStart, counts.length);
-        }
-        counts = grown;
-        offset = newStart;
-    }
-
     // ---------------------------------------------------------------------------------------------- merging
 
     /** Adds other's counts and statistics into this histogram (exact); returns this. */
@@ -330,13 +306,7 @@ public final class LatencyHistogram implements Serializable {
         }
         long newSum = Math.addExact(sumNs, other.sumNs);
         long newCount = Math.addExact(count, other.count);
-        cover(other.offset, other.offset + other.counts.length - 1);
-        long[] src = other.counts;
-        long[] dst = counts;
-        int shift = other.offset - offset;
-        for (int i = 0; i < src.length; i++) {
-            dst[shift + i] += src[i];
-        }
+        buckets.addAll(other.buckets);
         count = newCount;
         sumNs = newSum;
         overflowCount += other.overflowCount;
@@ -347,8 +317,7 @@ public final class LatencyHistogram implements Serializable {
 
     public LatencyHistogram copy() {
         LatencyHistogram h = new LatencyHistogram();
-        h.counts = counts.clone();
-        h.offset = offset;
+        h.buckets = buckets.copy();
         h.count = count;
         h.sumNs = sumNs;
         h.minNs = minNs;
@@ -361,23 +330,7 @@ public final class LatencyHistogram implements Serializable {
 
     /** Non-empty buckets, indexes ascending (the Avro parallel arrays). */
     public SparseBuckets toSparse() {
-        long[] c = counts;
-        int n = 0;
-        for (long k : c) {
-            if (k != 0) {
-                n++;
-            }
-        }
-        int[] indexes = new int[n];
-        long[] out = new long[n];
-        int j = 0;
-        for (int i = 0; i < c.length; i++) {
-            if (c[i] != 0) {
-                indexes[j] = offset + i;
-                out[j++] = c[i];
-            }
-        }
-        return new SparseBuckets(indexes, out);
+        return buckets.toSparse();
     }
 
     /** {@link #fromSparse(int[], long[], long, long, long, long)} without overflow (the Avro case). */
@@ -461,9 +414,11 @@ public final class LatencyHistogram implements Serializable {
                         + " bucket (has " + lastCount + ") and max_ns > " + MAX_TRACKABLE_NS + " (is " + maxNs + ")");
             }
         }
-        h.cover(Math.min(first, bucketIndex(minNs)), Math.max(last, bucketIndex(maxNs)));
+        h.buckets.cover(Math.min(first, bucketIndex(minNs)), Math.max(last, bucketIndex(maxNs)));
+        long[] c = h.buckets.counts();
+        int base = h.buckets.offset();
         for (int i = 0; i < n; i++) {
-            h.counts[indexes[i] - h.offset] = counts[i];
+            c[indexes[i] - base] = counts[i];
         }
         h.count = total;
         h.sumNs = sumNs;
@@ -490,7 +445,7 @@ public final class LatencyHistogram implements Serializable {
             long rank = Math.min(Math.max((long) Math.ceil(q * (double) n), 1), n);
             long seen = 0;
             int i = 0;
-            long[] c = counts;
+            long[] c = buckets.counts();
             while (true) { // terminates: the counts sum to n >= rank
                 seen += c[i];
                 if (seen >= rank) {
@@ -498,7 +453,7 @@ public final class LatencyHistogram implements Serializable {
                 }
                 i++;
             }
-            long rep = bucketRepresentativeNs(offset + i);
+            long rep = bucketRepresentativeNs(buckets.offset() + i);
             value = Math.min(Math.max(rep, minNs), maxNs);
         }
         return new QuantileResult(q, value, n, false, need);

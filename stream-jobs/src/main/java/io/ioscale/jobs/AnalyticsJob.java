@@ -4,21 +4,14 @@ import io.ioscale.avro.AvroRecords;
 import io.ioscale.avro.ConfluentAvroDecoder;
 import io.ioscale.avro.ConfluentAvroDeserializer;
 import io.ioscale.avro.IoSampleReader;
+import io.ioscale.avro.OneRunDeserializer;
 import io.ioscale.avro.ReaderSchemas;
 import io.ioscale.avro.RegistryClient;
 import io.ioscale.config.AnalyticsOptions;
-import io.ioscale.functions.AggregateCpu;
-import io.ioscale.functions.AggregateIo;
-import io.ioscale.functions.AggregatePort;
 import io.ioscale.functions.AttachLinkCapacity;
 import io.ioscale.functions.CountTooLate;
-import io.ioscale.functions.CpuRollupWindow;
 import io.ioscale.functions.EventTimeWatermarks;
-import io.ioscale.functions.FleetRollupWindow;
 import io.ioscale.functions.IoKeys;
-import io.ioscale.functions.IoRollupWindow;
-import io.ioscale.functions.MultiGrainWindows;
-import io.ioscale.functions.PortRollupWindow;
 import io.ioscale.functions.SplitDeadLetters;
 import io.ioscale.functions.StepAnalysisSettings;
 import io.ioscale.functions.StepAnalyzer;
@@ -39,6 +32,12 @@ import io.ioscale.records.ResultRow;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
+import io.ioscale.rollups.CpuRollups;
+import io.ioscale.rollups.FleetPartial;
+import io.ioscale.rollups.GrainRollupOperator;
+import io.ioscale.rollups.IoFleetRollup;
+import io.ioscale.rollups.IoSourceRollupOperator;
+import io.ioscale.rollups.PortRollups;
 import io.ioscale.sinks.AlertSerializer;
 import io.ioscale.sinks.ClickHouseConfig;
 import io.ioscale.sinks.ClickHouseSink;
@@ -52,15 +51,14 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.api.java.tuple.Tuple5;
-import org.apache.flink.api.java.tuple.Tuple6;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
@@ -68,7 +66,6 @@ import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
@@ -77,23 +74,26 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * The analytics job: rollups, scaling curves, saturation, USL fits and SLO alerts from the four telemetry topics.
  *
  * <pre>
- *   io_samples ──decode──> split ──┬─ keyBy source ──> 1 s + 10 s + 1 min windows ──> io_samples_{1s,10s,1m}
- *        (dead letters ──> DLQ)    └─ keyBy run,step ─> 1 s + 10 s + 1 min windows ──> io_fleet_{1s,10s,1m}
+ *   io_samples ──decode──> split ──> keyBy source ──> 1 s + 10 s + 1 min ──> io_samples_{1s,10s,1m}
+ *        (dead letters ──> DLQ)                        │ partials per second
+ *                                     keyBy run,step ──> 1 s + 10 s + 1 min ──> io_fleet_{1s,10s,1m}
  *                                                            │ 1 s rows
- *   cpu_samples ──decode──> split ──> keyBy host,vm,scope ──> 10 s ──> cpu_samples_10s
+ *   cpu_samples ──decode──> split ──> keyBy host,vm,scope ──> 1 s + 10 s + 1 min ──> cpu_samples_{1s,10s,1m}
  *                                 └── host totals ───────────┤
- *   port_samples ──decode──> split ──> link capacity (runs) ──> 10 s ──> port_samples_10s
+ *   port_samples ──decode──> split ──> link capacity (runs) ──> 1 s + 10 s + 1 min ──> port_samples_{1s,10s,1m}
  *                                 └── whole ports ───────────┤
  *   runs ──decode──> split ──────────────────────────────────┴─> StepAnalyzer (keyBy run) ──> scaling_curves,
  *                                                                 usl_fits, alerts (+ Kafka ioscale.alerts)
  * </pre>
  *
  * <p>Sources and sinks come from outside ({@link Sources}, {@link Sinks}): {@link #main} wires Kafka and
- * ClickHouse; tests inject bounded sources and collecting sinks. Windows are event time, incremental
- * ({@link AggregateIo} etc.) with a thin window function; each allows {@code allowedLateness} (a late record
- * fires the window again with the updated row, which replaces the earlier one in ClickHouse) and counts what is
- * later than that for all its windows ({@link CountTooLate}). Every stateful operator has a stable uid, so a new
- * build of the job restores a checkpoint of the previous one.
+ * ClickHouse; tests inject bounded sources and collecting sinks. Rollups are event time, one keyed
+ * {@link GrainRollupOperator} per key family for all grains, each incremental (an accumulator per window); each
+ * allows {@code allowedLateness} (a late record fires its windows again with the updated row, which replaces the
+ * earlier one in ClickHouse) and counts what is later than that for all its windows ({@link CountTooLate}). Every
+ * stateful operator has a stable uid, so a new build of the job restores a checkpoint of the previous one (a
+ * changed state layout takes a new uid: the old checkpoint then fails to restore and the stack starts the job
+ * fresh, see ingest/src/ioscale/stack/flink.py).
  */
 public final class AnalyticsJob {
 
@@ -156,8 +156,12 @@ public final class AnalyticsJob {
     }
 
     public JobExecutionResult execute(StreamExecutionEnvironment env) throws Exception {
+        return execute(env, JOB_NAME);
+    }
+
+    public JobExecutionResult execute(StreamExecutionEnvironment env, String jobName) throws Exception {
         createPipeline(env);
-        return env.execute(JOB_NAME);
+        return env.execute(jobName);
     }
 
     /** Adds the whole pipeline to {@code env}. */
@@ -180,61 +184,37 @@ public final class AnalyticsJob {
                 .sinkTo(sinks.rows().<DeadLetterRow>create(DeadLetterRow.TABLE)).uid("dead-letters-clickhouse")
                 .name("dead_letters -> ClickHouse");
 
-        // I/O rollups per source and per fleet: one window operator per key family, each sample in its 1 s,
-        // 10 s and 1 min windows (MultiGrainWindows); rows name their table by grain.
-        KeyedStream<IoSample, Tuple6<String, Integer, String, String, String, String>> bySource =
-                io.keyBy(new IoKeys.BySource());
+        // Rollups: one keyed operator per key family computes every grain (GrainRollupOperator: one state entry
+        // and one timer per key instead of Flink's window machinery); rows name their table by grain. The
+        // per-source I/O operator also pre-merges each second's samples for the fleet (FleetPartial), so only
+        // partials, not samples, take the fleet's shuffle.
+        long lateness = settings.allowedLateness().toMillis();
+        Grain[] grains = Grain.values();
         OutputTag<IoSample> late = lateTag(IoRollup.TABLE, IoSample.class);
-        SingleOutputStreamOperator<IoRollup> rollups = bySource
-                .window(new MultiGrainWindows(Grain.values()))
-                .allowedLateness(settings.allowedLateness())
-                .sideOutputLateData(late)
-                .aggregate(new AggregateIo(false), new IoRollupWindow())
-                .uid("io-samples-rollups").name("io_samples_{1s,10s,1m}");
-        sinkRows(rollups, "io_samples_rollups");
-        countLate(rollups.getSideOutput(late), IoRollup.TABLE);
+        SingleOutputStreamOperator<IoRollup> rollups = rollup(io.keyBy(new IoKeys.BySource()),
+                new IoSourceRollupOperator(grains, lateness, late), late, IoRollup.class,
+                new CountTooLate<>(IoRollup.TABLE));
 
-        KeyedStream<IoSample, Tuple2<String, Integer>> byStep = io.keyBy(new IoKeys.ByStep());
-        OutputTag<IoSample> fleetLate = lateTag(FleetRollup.TABLE, IoSample.class);
-        SingleOutputStreamOperator<FleetRollup> fleet = byStep
-                .window(new MultiGrainWindows(Grain.values()))
-                .allowedLateness(settings.allowedLateness())
-                .sideOutputLateData(fleetLate)
-                .aggregate(new AggregateIo(true), new FleetRollupWindow())
-                .uid("io-fleet-rollups").name("io_fleet_{1s,10s,1m}");
-        sinkRows(fleet, "io_fleet_rollups");
-        countLate(fleet.getSideOutput(fleetLate), FleetRollup.TABLE);
+        OutputTag<FleetPartial> fleetLate = lateTag(FleetRollup.TABLE, FleetPartial.class);
+        SingleOutputStreamOperator<FleetRollup> fleet = rollup(
+                rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoKeys.ByStep()),
+                new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate), fleetLate,
+                FleetRollup.class, new CountTooLate<>(FleetRollup.TABLE, FleetPartial::samples));
         DataStream<FleetRollup> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1).name("fleet 1 s rows");
 
         // CPU rollups per (run, step, host, VM, scope).
-        String cpuTable = Grain.S10.table(CpuRollup.TABLE);
-        OutputTag<CpuSample> cpuLate = lateTag(cpuTable, CpuSample.class);
-        SingleOutputStreamOperator<CpuRollup> cpuRollups = cpu
-                .keyBy(new CpuKey())
-                .window(TumblingEventTimeWindows.of(Grain.S10.window()))
-                .allowedLateness(settings.allowedLateness())
-                .sideOutputLateData(cpuLate)
-                .aggregate(new AggregateCpu(), new CpuRollupWindow(Grain.S10))
-                .uid(cpuTable).name(cpuTable);
-        sinkRows(cpuRollups, cpuTable);
-        countLate(cpuRollups.getSideOutput(cpuLate), cpuTable);
+        OutputTag<CpuSample> cpuLate = lateTag(CpuRollup.TABLE, CpuSample.class);
+        rollup(cpu.keyBy(new CpuKey()), new GrainRollupOperator<>(new CpuRollups(), grains, lateness, cpuLate),
+                cpuLate, CpuRollup.class, new CountTooLate<>(CpuRollup.TABLE));
 
         // Port rollups, after the run's link capacities are attached.
         SingleOutputStreamOperator<PortSample> ports = port.keyBy(p -> p.runId, TypeInformation.of(String.class))
                 .connect(runs.keyBy(e -> e.runId, TypeInformation.of(String.class)))
                 .process(new AttachLinkCapacity())
                 .uid("port-link-capacity").name("attach link capacity");
-        String portTable = Grain.S10.table(PortRollup.TABLE);
-        OutputTag<PortSample> portLate = lateTag(portTable, PortSample.class);
-        SingleOutputStreamOperator<PortRollup> portRollups = ports
-                .keyBy(new PortKey())
-                .window(TumblingEventTimeWindows.of(Grain.S10.window()))
-                .allowedLateness(settings.allowedLateness())
-                .sideOutputLateData(portLate)
-                .aggregate(new AggregatePort(), new PortRollupWindow(Grain.S10))
-                .uid(portTable).name(portTable);
-        sinkRows(portRollups, portTable);
-        countLate(portRollups.getSideOutput(portLate), portTable);
+        OutputTag<PortSample> portLate = lateTag(PortRollup.TABLE, PortSample.class);
+        rollup(ports.keyBy(new PortKey()), new GrainRollupOperator<>(new PortRollups(), grains, lateness, portLate),
+                portLate, PortRollup.class, new CountTooLate<>(PortRollup.TABLE));
 
         // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
         DataStream<StepInput> stepInputs = fleetSeconds.map(StepInput::of).returns(StepInput.class).name("fleet seconds")
@@ -271,12 +251,28 @@ public final class AnalyticsJob {
         return split.uid(name + "-split").name(name + " (dead letters apart)");
     }
 
+    /**
+     * One multi-grain rollup: the keyed operator (uid {@code <table>-grains}, e.g. io-samples-grains: a new state
+     * layout needs a new uid), its rows to ClickHouse, and the count of what is too late for every grain.
+     */
+    private <K, IN, R extends ResultRow> SingleOutputStreamOperator<R> rollup(
+            KeyedStream<IN, K> in, GrainRollupOperator<K, IN, ?, R> operator, OutputTag<IN> late, Class<R> rowType,
+            CountTooLate<IN> tooLate) {
+        String table = tooLate.table(); // the rows' table without the grain, e.g. io_samples
+        SingleOutputStreamOperator<R> rows = in.transform(table + "_{1s,10s,1m}", TypeInformation.of(rowType), operator)
+                .uid(table.replace('_', '-') + "-grains");
+        sinkRows(rows, table + "_rollups");
+        countLate(rows.getSideOutput(late), tooLate);
+        return rows;
+    }
+
     private <T extends ResultRow> void sinkRows(DataStream<T> rows, String table) {
         rows.sinkTo(sinks.rows().<T>create(table)).uid(table + "-clickhouse").name(table + " -> ClickHouse");
     }
 
-    private static <T> void countLate(DataStream<T> late, String table) {
-        late.process(new CountTooLate<T>(table)).uid(table + "-too-late").name(table + " too late")
+    private static <T> void countLate(DataStream<T> late, CountTooLate<T> counter) {
+        String table = counter.table();
+        late.process(counter).uid(table + "-too-late").name(table + " too late")
                 .sinkTo(new DiscardingSink<>()).uid(table + "-too-late-sink").name(table + " too late (counted)");
     }
 
@@ -325,21 +321,31 @@ public final class AnalyticsJob {
     @SuppressWarnings("deprecation")
     static <T> KafkaSource<Decoded<T>> kafkaSource(AnalyticsOptions o, String topic, String readerSchema,
                                                    ConfluentAvroDecoder.RecordConverter<T> converter,
-                                                   TypeInformation<Decoded<T>> type) {
+                                                   TypeInformation<Decoded<T>> type,
+                                                   SerializableFunction<T, String> runIdOf) {
         return kafkaSource(o, topic, new ConfluentAvroDeserializer<>(readerSchema,
-                RegistryClient.factory(o.registryUrl()), converter, type));
+                RegistryClient.factory(o.registryUrl()), converter, type), runIdOf);
     }
 
     static <T> KafkaSource<Decoded<T>> kafkaSource(AnalyticsOptions o, String topic,
-                                                   ConfluentAvroDeserializer<T> deserializer) {
-        return KafkaSource.<Decoded<T>>builder()
+                                                   ConfluentAvroDeserializer<T> deserializer,
+                                                   SerializableFunction<T, String> runIdOf) {
+        KafkaSourceBuilder<Decoded<T>> builder = KafkaSource.<Decoded<T>>builder()
                 .setBootstrapServers(o.kafkaBootstrap())
                 .setTopics(topic)
                 .setGroupId(o.groupId())
-                .setClientIdPrefix(o.groupId() + "-" + topic)
-                // A restored checkpoint carries its offsets; otherwise the group's committed offsets (committed on
-                // checkpoints); a group without any starts at --starting-offsets.
-                .setStartingOffsets(OffsetsInitializer.committedOffsets(
+                .setClientIdPrefix(o.groupId() + "-" + topic);
+        if (o.replay() != null) {
+            // ioscale analyze: one run, from when it was produced to the end offsets at start, then finish.
+            return builder.setStartingOffsets(OffsetsInitializer.timestamp(o.replay().fromMs()))
+                    .setBounded(OffsetsInitializer.latest())
+                    .setProperty("commit.offsets.on.checkpoint", "false")
+                    .setDeserializer(new OneRunDeserializer<>(deserializer, runIdOf, o.replay().runId()))
+                    .build();
+        }
+        // A restored checkpoint carries its offsets; otherwise the group's committed offsets (committed on
+        // checkpoints); a group without any starts at --starting-offsets.
+        return builder.setStartingOffsets(OffsetsInitializer.committedOffsets(
                         o.startFromEarliest() ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST))
                 .setDeserializer(deserializer)
                 .build();
@@ -349,12 +355,14 @@ public final class AnalyticsJob {
         // IoSamples take the direct reader (the volume); the others the generic path.
         KafkaSource<Decoded<IoSample>> io = kafkaSource(o, o.ioSamplesTopic(), new ConfluentAvroDeserializer<>(
                 ReaderSchemas.IO_SAMPLE, RegistryClient.factory(o.registryUrl()), new IoSampleReader(),
-                AvroRecords::check, IO_TYPE));
+                AvroRecords::check, IO_TYPE), s -> s.runId);
         return new Sources(
                 io,
-                kafkaSource(o, o.runsTopic(), ReaderSchemas.RUN_EVENT, AvroRecords::runEvent, RUN_TYPE),
-                kafkaSource(o, o.cpuSamplesTopic(), ReaderSchemas.CPU_SAMPLE, AvroRecords::cpuSample, CPU_TYPE),
-                kafkaSource(o, o.portSamplesTopic(), ReaderSchemas.PORT_SAMPLE, AvroRecords::portSample, PORT_TYPE));
+                kafkaSource(o, o.runsTopic(), ReaderSchemas.RUN_EVENT, AvroRecords::runEvent, RUN_TYPE, e -> e.runId),
+                kafkaSource(o, o.cpuSamplesTopic(), ReaderSchemas.CPU_SAMPLE, AvroRecords::cpuSample, CPU_TYPE,
+                        c -> c.runId),
+                kafkaSource(o, o.portSamplesTopic(), ReaderSchemas.PORT_SAMPLE, AvroRecords::portSample, PORT_TYPE,
+                        p -> p.runId));
     }
 
     public static Sinks productionSinks(AnalyticsOptions o) {
@@ -393,6 +401,7 @@ public final class AnalyticsJob {
         if (options.parallelism() > 0) {
             env.setParallelism(options.parallelism());
         }
-        new AnalyticsJob(kafkaSources(options), productionSinks(options), Settings.of(options)).execute(env);
+        new AnalyticsJob(kafkaSources(options), productionSinks(options), Settings.of(options))
+                .execute(env, options.jobName());
     }
 }

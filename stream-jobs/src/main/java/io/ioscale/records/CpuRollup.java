@@ -12,14 +12,9 @@ import io.ioscale.sinks.RowFormat;
  * {@code max_cpu_utilization_pct}/{@code hottest_cpu} come from per-CPU samples (NULL/-1 without any): one CPU
  * pinned at 100 % by interrupts is a saturation the total hides.
  */
-public class CpuRollup implements ResultRow {
+public class CpuRollup extends RollupRow {
     public static final String TABLE = "cpu_samples";
 
-    public Grain grain = Grain.S10;
-    public long windowStartMs;
-    public long windowEndMs;
-    public String runId = "";
-    public int stepIndex;
     public String host = "";
     public String vm = "";
     public String scope = "";
@@ -37,27 +32,22 @@ public class CpuRollup implements ResultRow {
     public double dpcsPerS = Double.NaN;
     public double maxCpuUtilizationPct = Double.NaN;
     public int hottestCpu = -1;
-    public long emittedAtMs;
 
     public CpuRollup() {}
 
+    @Override
+    protected String baseTable() {
+        return TABLE;
+    }
+
+    @Override
     public long version() {
         return samples + perCpuSamples;
     }
 
     @Override
-    public String table() {
-        return grain.table(TABLE);
-    }
-
-    @Override
-    public void write(RowFormat out) {
-        out.beginRow()
-                .dateTime64("window_start", windowStartMs)
-                .dateTime64("window_end", windowEndMs)
-                .lowCardinality("run_id", runId)
-                .int32("step_index", stepIndex)
-                .lowCardinality("host", host)
+    protected void writeColumns(RowFormat out) {
+        out.lowCardinality("host", host)
                 .lowCardinality("vm", vm)
                 .lowCardinality("scope", scope)
                 .uint32("samples", samples)
@@ -73,10 +63,7 @@ public class CpuRollup implements ResultRow {
                 .nullableFloat64("interrupts_per_s", interruptsPerS)
                 .nullableFloat64("dpcs_per_s", dpcsPerS)
                 .nullableFloat64("max_cpu_utilization_pct", maxCpuUtilizationPct)
-                .int32("hottest_cpu", hottestCpu)
-                .uint64("version", version())
-                .dateTime64("emitted_at", emittedAtMs)
-                .endRow();
+                .int32("hottest_cpu", hottestCpu);
     }
 
     @Override

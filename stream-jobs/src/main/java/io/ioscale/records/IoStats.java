@@ -1,6 +1,7 @@
 package io.ioscale.records;
 
 import io.ioscale.histogram.LatencyHistogram;
+import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.sinks.RowFormat;
 
@@ -18,7 +19,8 @@ import io.ioscale.sinks.RowFormat;
  * <h2>Latency</h2>
  * count, sum, min, max and mean come from the samples' exact {@code latency_*} fields (mean = sum / count, never a
  * mean of means); quantiles come from the merged histogram (sparse buckets kept in the row so SQL can merge rows
- * further), see {@link LatencyQuantiles}.
+ * further), see {@link LatencyQuantiles}. The buckets stay packed ({@link PackedBuckets}) from the sample to the
+ * row's bytes: a one-sample window (most 1 s rows) never unpacks them.
  */
 public class IoStats {
     public long samples;
@@ -38,8 +40,8 @@ public class IoStats {
     public long latencyMaxNs;
     /** NaN when no sample reported latency. */
     public double latencyMeanNs = Double.NaN;
-    public int[] latencyBucketIndex = new int[0];
-    public long[] latencyBucketCount = new long[0];
+    /** The merged histogram's non-empty buckets, packed. */
+    public byte[] latencyBuckets = PackedBuckets.EMPTY;
     public LatencyQuantiles quantiles = new LatencyQuantiles();
 
     public IoStats() {}
@@ -52,18 +54,20 @@ public class IoStats {
                              long readBytes, long writeBytes, double outstandingIntervalMs, long maxIntervalMs,
                              long latencyCount, long latencySumNs, long latencyMinNs, long latencyMaxNs,
                              LatencyHistogram histogram, long windowMs) {
-        SparseBuckets sparse = histogram.toSparse();
         return of(samples, ops, bytes, errors, readOps, writeOps, readBytes, writeBytes, outstandingIntervalMs,
-                maxIntervalMs, latencyCount, latencySumNs, latencyMinNs, latencyMaxNs, sparse.indexes(),
-                sparse.counts(), histogram.minNs(), histogram.maxNs(), windowMs);
+                maxIntervalMs, latencyCount, latencySumNs, latencyMinNs, latencyMaxNs,
+                PackedBuckets.of(histogram.toSparse()), histogram.minNs(), histogram.maxNs(), windowMs, null);
     }
 
-    /** From sparse buckets whose values lie in [histogramMinNs, histogramMaxNs] (exact, from the samples). */
+    /**
+     * From packed buckets whose values lie in [histogramMinNs, histogramMaxNs] (exact, from the samples);
+     * {@code quantiles}: those of these buckets if already known (one sample's own), else null.
+     */
     public static IoStats of(long samples, long ops, long bytes, long errors, long readOps, long writeOps,
                              long readBytes, long writeBytes, double outstandingIntervalMs, long maxIntervalMs,
                              long latencyCount, long latencySumNs, long latencyMinNs, long latencyMaxNs,
-                             int[] bucketIndex, long[] bucketCount, long histogramMinNs, long histogramMaxNs,
-                             long windowMs) {
+                             byte[] buckets, long histogramMinNs, long histogramMaxNs, long windowMs,
+                             LatencyQuantiles quantiles) {
         IoStats s = new IoStats();
         double t = rateDivisorS(windowMs, maxIntervalMs);
         s.samples = samples;
@@ -82,10 +86,14 @@ public class IoStats {
         s.latencyMinNs = latencyCount > 0 ? latencyMinNs : 0;
         s.latencyMaxNs = latencyCount > 0 ? latencyMaxNs : 0;
         s.latencyMeanNs = latencyCount > 0 ? (double) latencySumNs / latencyCount : Double.NaN;
-        s.latencyBucketIndex = bucketIndex;
-        s.latencyBucketCount = bucketCount;
-        s.quantiles = LatencyQuantiles.of(bucketIndex, bucketCount, histogramMinNs, histogramMaxNs);
+        s.latencyBuckets = buckets;
+        s.quantiles = quantiles != null ? quantiles : LatencyQuantiles.of(buckets, histogramMinNs, histogramMaxNs);
         return s;
+    }
+
+    /** The merged histogram's buckets, unpacked (a copy). */
+    public SparseBuckets buckets() {
+        return PackedBuckets.unpack(latencyBuckets);
     }
 
     /** The columns shared by io_samples_* and io_fleet_* (read/write splits are written by the fleet row). */
@@ -103,8 +111,7 @@ public class IoStats {
                 .uint64("latency_max_ns", latencyMaxNs)
                 .nullableFloat64("latency_mean_ns", latencyMeanNs)
                 .uint8("latency_hist_scheme", LatencyHistogram.SCHEME_ID)
-                .arrayUInt16("latency_bucket_index", latencyBucketIndex)
-                .arrayUInt64("latency_bucket_count", latencyBucketCount);
+                .packedBuckets("latency_bucket_index", "latency_bucket_count", latencyBuckets);
         quantiles.write(out);
     }
 }

@@ -1,8 +1,10 @@
 package io.ioscale.records;
 
 import io.ioscale.histogram.LatencyHistogram;
+import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.QuantileResult;
 import io.ioscale.sinks.RowFormat;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The six reported latency quantiles of one merged histogram, each with the too-few-samples flag of
@@ -31,6 +33,40 @@ public class LatencyQuantiles {
      * few samples: the max). LatencyQuantilesTest checks both agree on every golden vector and on random input.
      */
     public static LatencyQuantiles of(int[] indexes, long[] counts, long minNs, long maxNs) {
+        return of(i -> indexes[i], counts, minNs, maxNs);
+    }
+
+    /**
+     * The same from a packed histogram ({@link PackedBuckets}): its total is in the header, so this is one pass
+     * that stops at the highest rank needed, with no arrays unpacked (the 1 s rows of every source).
+     */
+    public static LatencyQuantiles of(byte[] packed, long minNs, long maxNs) {
+        LatencyQuantiles q = new LatencyQuantiles();
+        long n = PackedBuckets.total(packed);
+        q.n = n;
+        long[] ranks = new long[LEVELS.length];
+        int[] levelOf = new int[LEVELS.length];
+        int k = 0;
+        for (int i = 0; i < LEVELS.length; i++) {
+            double level = LEVELS[i];
+            if (n < LatencyHistogram.requiredN(level)) {
+                q.valuesNs[i] = n == 0 ? 0 : maxNs;
+                q.tooFewSamples[i] = true;
+            } else { // LEVELS ascend, so do the ranks
+                ranks[k] = Math.min(Math.max((long) Math.ceil(level * (double) n), 1), n);
+                levelOf[k++] = i;
+            }
+        }
+        int[] at = new int[k];
+        PackedBuckets.bucketsAtRanks(packed, ranks, k, at);
+        for (int r = 0; r < k; r++) {
+            long rep = LatencyHistogram.bucketRepresentativeNs(PackedBuckets.index(packed, at[r]));
+            q.valuesNs[levelOf[r]] = Math.min(Math.max(rep, minNs), maxNs);
+        }
+        return q;
+    }
+
+    private static LatencyQuantiles of(IntUnaryOperator indexAt, long[] counts, long minNs, long maxNs) {
         LatencyQuantiles q = new LatencyQuantiles();
         long n = 0;
         for (long c : counts) {
@@ -51,7 +87,7 @@ public class LatencyQuantiles {
                 seen += counts[b];
                 b++;
             }
-            long rep = LatencyHistogram.bucketRepresentativeNs(indexes[b]);
+            long rep = LatencyHistogram.bucketRepresentativeNs(indexAt.applyAsInt(b));
             q.valuesNs[i] = Math.min(Math.max(rep, minNs), maxNs);
         }
         return q;

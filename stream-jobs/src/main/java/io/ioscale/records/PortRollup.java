@@ -9,14 +9,9 @@ import io.ioscale.sinks.RowFormat;
  * so both directions show {@code (rx + tx) / capacity}. NULL utilization when the capacity is unknown.
  * Rates divide by max(window, longest interval), like the I/O rates.
  */
-public class PortRollup implements ResultRow {
+public class PortRollup extends RollupRow {
     public static final String TABLE = "port_samples";
 
-    public Grain grain = Grain.S10;
-    public long windowStartMs;
-    public long windowEndMs;
-    public String runId = "";
-    public int stepIndex;
     public String host = "";
     public String portId = "";
     public int queue = -1;
@@ -40,27 +35,22 @@ public class PortRollup implements ResultRow {
     public String capacitySource = "unknown";
     public double rxUtilizationPct = Double.NaN;
     public double txUtilizationPct = Double.NaN;
-    public long emittedAtMs;
 
     public PortRollup() {}
 
+    @Override
+    protected String baseTable() {
+        return TABLE;
+    }
+
+    @Override
     public long version() {
         return samples;
     }
 
     @Override
-    public String table() {
-        return grain.table(TABLE);
-    }
-
-    @Override
-    public void write(RowFormat out) {
-        out.beginRow()
-                .dateTime64("window_start", windowStartMs)
-                .dateTime64("window_end", windowEndMs)
-                .lowCardinality("run_id", runId)
-                .int32("step_index", stepIndex)
-                .lowCardinality("host", host)
+    protected void writeColumns(RowFormat out) {
+        out.lowCardinality("host", host)
                 .lowCardinality("port_id", portId)
                 .int32("queue", queue)
                 .lowCardinality("kind", kind)
@@ -81,10 +71,7 @@ public class PortRollup implements ResultRow {
                 .nullableFloat64("capacity_bytes_per_s", capacityBytesPerS)
                 .lowCardinality("capacity_source", capacitySource)
                 .nullableFloat64("rx_utilization_pct", rxUtilizationPct)
-                .nullableFloat64("tx_utilization_pct", txUtilizationPct)
-                .uint64("version", version())
-                .dateTime64("emitted_at", emittedAtMs)
-                .endRow();
+                .nullableFloat64("tx_utilization_pct", txUtilizationPct);
     }
 
     @Override

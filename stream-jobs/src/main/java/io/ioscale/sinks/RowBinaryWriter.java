@@ -1,5 +1,6 @@
 package io.ioscale.sinks;
 
+import io.ioscale.histogram.PackedBuckets;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -204,6 +205,27 @@ public final class RowBinaryWriter implements RowFormat {
         for (double v : values) {
             putNullableDouble(v);
         }
+        return this;
+    }
+
+    /**
+     * The packed indexes are already UInt16 little-endian: one copy. The counts widen from their packed width to
+     * UInt64 in one loop (as int[]/long[] arrays, this was most of the 1 s rollups' row time).
+     */
+    @Override
+    public RowFormat packedBuckets(String indexColumn, String countColumn, byte[] packed) {
+        int n = PackedBuckets.size(packed);
+        col(indexColumn, "Array(UInt16)");
+        putVarint(n);
+        ensure(2 * n);
+        if (n > 0) {
+            System.arraycopy(packed, PackedBuckets.INDEXES_AT, buf, len, 2 * n);
+            len += 2 * n;
+        }
+        col(countColumn, "Array(UInt64)");
+        putVarint(n);
+        ensure(8 * n);
+        len = PackedBuckets.putCountsAsUInt64(packed, n, buf, len);
         return this;
     }
 

@@ -1,5 +1,8 @@
 package io.ioscale.sinks;
 
+import io.ioscale.histogram.PackedBuckets;
+import io.ioscale.histogram.SparseBuckets;
+
 /**
  * How a result row writes its columns: by name and by exact ClickHouse type, in table order. Two formats
  * implement it: {@link RowBinaryWriter} (what the ClickHouse sink inserts: RowBinaryWithNamesAndTypes, so the
@@ -49,4 +52,13 @@ public interface RowFormat {
     RowFormat arrayString(String name, String[] values);
 
     RowFormat arrayNullableFloat64(String name, double[] values);
+
+    /**
+     * A packed histogram ({@link PackedBuckets}) as two columns: {@code indexColumn Array(UInt16)} and
+     * {@code countColumn Array(UInt64)}. Formats that can copy the packed bytes override this.
+     */
+    default RowFormat packedBuckets(String indexColumn, String countColumn, byte[] packed) {
+        SparseBuckets s = PackedBuckets.unpack(packed);
+        return arrayUInt16(indexColumn, s.indexes()).arrayUInt64(countColumn, s.counts());
+    }
 }

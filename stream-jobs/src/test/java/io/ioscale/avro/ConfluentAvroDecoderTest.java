@@ -173,7 +173,7 @@ class ConfluentAvroDecoderTest {
             assertThat(s.latencyCount).isEqualTo(4);
             assertThat(s.latencyMinNs).isEqualTo(900);
             assertThat(s.latencyMaxNs).isEqualTo(250_000);
-            LatencyHistogram back = LatencyHistogram.fromSparse(s.latencyBucketIndex, s.latencyBucketCount,
+            LatencyHistogram back = LatencyHistogram.fromSparse(s.buckets().indexes(), s.buckets().counts(),
                     s.latencySumNs, s.latencyMinNs, s.latencyMaxNs);
             assertThat(back.count()).isEqualTo(4);
             assertThat(back.toSparse().indexes()).containsExactly(LatencyHistogram.bucketIndex(900),
@@ -265,6 +265,21 @@ class ConfluentAvroDecoderTest {
             r.put("ops", -1L);
             assertThatThrownBy(() -> ioDecoder().decode(frame(1, IO, r)))
                     .isInstanceOf(DecodeException.class).hasMessage("invalid: ops -1 is negative");
+        });
+    }
+
+    @Test
+    void theHistogramIsPackedWithoutItsEmptyBuckets() throws Exception {
+        bothPaths(() -> {
+            GenericRecord r = ioRecord();
+            r.put("latency_bucket_index", List.of(500, 600, 700));
+            r.put("latency_bucket_count", List.of(3L, 0L, 1L));
+            IoSample s = ioDecoder().decode(frame(1, IO, r));
+            assertThat(s.decodedBuckets).isNull(); // validated and packed by the checker
+            assertThat(s.buckets().indexes()).containsExactly(500, 700);
+            assertThat(s.buckets().counts()).containsExactly(3L, 1L);
+            r.put("latency_bucket_count", List.of(0L, 0L, 0L));
+            assertThat(ioDecoder().decode(frame(1, IO, r)).hasHistogram()).isFalse();
         });
     }
 

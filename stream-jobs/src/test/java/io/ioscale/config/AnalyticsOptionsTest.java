@@ -68,4 +68,22 @@ class AnalyticsOptionsTest {
             "--checkpoint-interval", "0s"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--checkpoint-interval");
     }
+
+    @Test
+    void replayModeNamesItsRunItsStartAndAJobNameOfItsOwn() {
+        AnalyticsOptions live = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x"});
+        assertThat(live.replay()).isNull();
+        assertThat(live.jobName()).isEqualTo("ioscale-analytics");
+        AnalyticsOptions o = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--replay-run", "diskspd-1", "--replay-from-ms", "1790000000000", "--job-name", "ioscale-replay-diskspd-1"});
+        assertThat(o.replay()).isEqualTo(new AnalyticsOptions.Replay("diskspd-1", 1_790_000_000_000L,
+                "ioscale-replay-diskspd-1"));
+        assertThat(o.jobName()).isEqualTo("ioscale-replay-diskspd-1");
+        // a replay under the live job's name would be taken for the live job by `ioscale stack up`
+        assertThatThrownBy(() -> AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--replay-run", "r"})).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--job-name");
+        assertThatThrownBy(() -> AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--replay-run", "r", "--job-name", "j", "--replay-from-ms", "-5"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replay-from-ms");
+    }
 }

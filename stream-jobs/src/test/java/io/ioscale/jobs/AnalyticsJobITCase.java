@@ -197,8 +197,7 @@ class AnalyticsJobITCase {
             checkStats("fleet " + grain + " " + e.getKey(), row.stats, in, grain.windowMs());
             // The fleet histogram is the histogram of every I/O of the window, exactly.
             LatencyHistogram all = TestData.histogram(TestData.concat(in.stream().map(Raw::latencies).toList()));
-            assertThat(row.stats.latencyBucketIndex).isEqualTo(all.toSparse().indexes());
-            assertThat(row.stats.latencyBucketCount).isEqualTo(all.toSparse().counts());
+            assertThat(row.stats.buckets()).isEqualTo(all.toSparse());
             assertThat(row.sources).isEqualTo(in.stream().map(r -> r.sample.host + r.sample.vm + r.sample.target)
                     .distinct().count());
             assertThat(row.stats.readOps).isEqualTo(in.stream().filter(r -> r.sample.isRead())
@@ -374,15 +373,41 @@ class AnalyticsJobITCase {
         assertThat(last.points).isEqualTo(3);
         assertThat(last.fitted).isTrue();
 
-        // CPU and port rollups ride along.
-        assertThat(Collected.of(CpuRollup.class)).anySatisfy(c -> {
-            assertThat(c.scope).isEqualTo("HYPERVISOR");
-            assertThat(c.utilizationPct).isIn(30.0, 50.0, 70.0);
-        });
+        // CPU and port rollups ride along, at every grain: each step is 20 s (steps start on 10 s boundaries),
+        // one sample per second, so per step 20 rows of 1 s, 2 of 10 s and 1 of 1 min.
+        Map<String, CpuRollup> cpuRows = latest(Collected.of(CpuRollup.class).stream()
+                        .filter(c -> c.scope.equals("HYPERVISOR")).toList(),
+                c -> c.table() + "/" + c.stepIndex + "/" + c.windowStartMs, CpuRollup::version);
+        for (Grain grain : Grain.values()) {
+            long perStep = Math.min(stepMs, grain.windowMs()) / 1000;
+            for (int step = 0; step < 3; step++) {
+                int s = step;
+                List<CpuRollup> inStep = cpuRows.values().stream()
+                        .filter(c -> c.grain == grain && c.stepIndex == s).toList();
+                assertThat(inStep).as("cpu %s step %d", grain, step).hasSize((int) (stepMs / 1000 / perStep));
+                assertThat(inStep).allSatisfy(c -> {
+                    assertThat(c.table()).isEqualTo("cpu_samples_" + grain.suffix());
+                    assertThat(c.samples).isEqualTo(perStep);
+                    // Interval-weighted: a 1 min window the step covers for 20 s still shows the step's level.
+                    assertThat(c.utilizationPct).isCloseTo(30 + 20 * s, within(1e-9));
+                    assertThat(c.interruptsPerS).isCloseTo(5_000 * (s + 1), within(1e-6));
+                });
+            }
+        }
         // Declared 800 MB/s, or (if a port sample beats RUN_STARTED to the join) 8.5 Gbps = 8GFC = 800 MB/s.
-        assertThat(Collected.of(PortRollup.class)).isNotEmpty().allSatisfy(p -> {
+        // Rates divide by the window: the 1 min window holds 20 s of a step, so a third of its rate.
+        Map<String, PortRollup> portRows = latest(Collected.of(PortRollup.class),
+                p -> p.table() + "/" + p.stepIndex + "/" + p.windowStartMs, PortRollup::version);
+        for (Grain grain : Grain.values()) {
+            long perStep = Math.min(stepMs, grain.windowMs()) / 1000;
+            assertThat(portRows.values().stream().filter(p -> p.grain == grain).count()).as("port %s", grain)
+                    .isEqualTo(3 * stepMs / 1000 / perStep);
+        }
+        assertThat(portRows.values()).allSatisfy(p -> {
             assertThat(p.capacityBytesPerS).isEqualTo(800e6);
-            assertThat(p.rxUtilizationPct).isCloseTo(RX_SHARE[p.stepIndex] * 100, within(1e-6));
+            double covered = Math.min(stepMs, p.grain.windowMs()) / (double) p.grain.windowMs();
+            assertThat(p.rxUtilizationPct).as(p.toString())
+                    .isCloseTo(RX_SHARE[p.stepIndex] * 100 * covered, within(1e-6));
         });
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ioscale.functions.BucketCounts;
 import io.ioscale.histogram.LatencyHistogram;
+import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.testing.TestData;
 import java.util.SplittableRandom;
@@ -26,9 +27,12 @@ class LatencyQuantilesTest {
             SparseBuckets s = h.toSparse();
             LatencyQuantiles viaHistogram = LatencyQuantiles.of(h);
             LatencyQuantiles viaSparse = LatencyQuantiles.of(s.indexes(), s.counts(), h.minNs(), h.maxNs());
-            assertThat(viaSparse.n).isEqualTo(viaHistogram.n);
-            assertThat(viaSparse.valuesNs).as("n=%d seed=%d", n, seed).isEqualTo(viaHistogram.valuesNs);
-            assertThat(viaSparse.tooFewSamples).isEqualTo(viaHistogram.tooFewSamples);
+            LatencyQuantiles viaPacked = LatencyQuantiles.of(PackedBuckets.of(s), h.minNs(), h.maxNs());
+            for (LatencyQuantiles q : new LatencyQuantiles[] {viaSparse, viaPacked}) {
+                assertThat(q.n).isEqualTo(viaHistogram.n);
+                assertThat(q.valuesNs).as("n=%d seed=%d", n, seed).isEqualTo(viaHistogram.valuesNs);
+                assertThat(q.tooFewSamples).isEqualTo(viaHistogram.tooFewSamples);
+            }
         }
     }
 
@@ -42,10 +46,15 @@ class LatencyQuantilesTest {
             long[] v = TestData.latencies(p, 500, 1_000L << (3 * p));
             LatencyHistogram h = TestData.histogram(v);
             all.merge(h);
-            (p % 2 == 0 ? b : other).add(h.toSparse().indexes(), h.toSparse().counts());
+            if (p % 3 == 2) { // the plain arrays (the step analyzer's way) and the packed form mix
+                (p % 2 == 0 ? b : other).add(h.toSparse().indexes(), h.toSparse().counts());
+            } else {
+                (p % 2 == 0 ? b : other).add(PackedBuckets.of(h.toSparse()));
+            }
         }
         b.merge(other);
         assertThat(b.toSparse()).isEqualTo(all.toSparse());
+        assertThat(PackedBuckets.unpack(b.toPacked())).isEqualTo(all.toSparse());
         assertThat(b.toHistogram(all.sumNs(), all.minNs(), all.maxNs())).isEqualTo(all);
         assertThat(new BucketCounts().isEmpty()).isTrue();
     }

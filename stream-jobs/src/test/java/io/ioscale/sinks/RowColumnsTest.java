@@ -48,9 +48,13 @@ class RowColumnsTest {
             FleetRollup fleet = new FleetRollup();
             fleet.grain = g;
             rows.add(fleet);
+            CpuRollup cpu = new CpuRollup();
+            cpu.grain = g;
+            rows.add(cpu);
+            PortRollup port = new PortRollup();
+            port.grain = g;
+            rows.add(port);
         }
-        rows.add(new CpuRollup());
-        rows.add(new PortRollup());
         rows.add(new StepRow());
         rows.add(new UslFitRow());
         rows.add(new Alert());

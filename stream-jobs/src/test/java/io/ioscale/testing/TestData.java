@@ -55,8 +55,7 @@ public final class TestData {
         s.latencySumNs = h.sumNs();
         s.latencyMinNs = h.minNs();
         s.latencyMaxNs = h.maxNs();
-        s.latencyBucketIndex = sp.indexes();
-        s.latencyBucketCount = sp.counts();
+        s.setBuckets(sp);
         return s;
     }
 

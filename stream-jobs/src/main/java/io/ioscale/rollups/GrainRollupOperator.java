@@ -1,0 +1,264 @@
+package io.ioscale.rollups;
+
+import io.ioscale.records.Grain;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Tumbling event-time windows of every grain of a key (1 s, 10 s, 1 min) in one keyed operator, with one state
+ * entry ({@link GrainWindows}) and one event-time timer per key at a time, in place of Flink's window operator.
+ *
+ * <h2>Why</h2>
+ * Flink's window machinery was ~45 % of the analytics job's time (bench/flink_job_bench.md): per record and per
+ * window a state lookup and two timers (firing and cleanup), each de-duplicated through a hash set and kept in a
+ * heap, and with 1 s samples every record opens a new 1 s window. Here a record costs one state read and write;
+ * a key registers a timer only when its earliest due time moves earlier (with 1 s samples: one per second, at
+ * the end of the second, which both fires that second's windows and purges those past their lateness).
+ *
+ * <h2>Semantics (those of {@code window(...).allowedLateness(L).sideOutputLateData(tag)} with the event-time
+ * trigger, which the MiniCluster oracle tests pin)</h2>
+ * <ul>
+ *   <li>A record belongs to one window per grain: [floor(t / g) g, + g).</li>
+ *   <li>A window fires when the watermark reaches its last millisecond (end - 1): its row is emitted. It stays
+ *       until the watermark reaches end - 1 + L (its cleanup time), then it is dropped.</li>
+ *   <li>A record for a window that already fired, but is not yet dropped, is added and the window fires again at
+ *       once with the updated row (same identity, larger version: it replaces the earlier row in ClickHouse).</li>
+ *   <li>A record whose window of some grain is already dropped skips that grain only; a record late for every
+ *       grain goes to the side output {@code lateTag} (counted by CountTooLate) and changes nothing.</li>
+ *   <li>Rows are emitted with timestamp end - 1. All windows still open at the end of input fire (the final
+ *       watermark is Long.MAX_VALUE).</li>
+ * </ul>
+ *
+ * <h2>How: grains roll up</h2>
+ * A record is added to its windows of the finest {@code directGrains} grains only. When a window of a coarser
+ * grain fires the first time, its accumulator is merged into the window of the next coarser grain
+ * ({@link GrainRollup#merge}, exact), which therefore holds everything of its finer windows by the time it fires
+ * itself (finer windows fire first: they end no later). A record for a window that has already fired also goes
+ * on to the coarser ones directly, as does a record too late for a finer grain. So a 10 s window is merged into
+ * its minute once, not sample by sample; the rows are the same as if every grain took every record. Why not roll
+ * the 1 s windows up too: the per-source 1 s window holds one sample, and merging it when the window fires reads
+ * it again long after it arrived (out of the CPU caches); adding it to the 10 s window on arrival is cheaper
+ * (bench/flink_job_bench.md).
+ *
+ * <h2>Restarts</h2>
+ * The windows and the key's timer are keyed state, checkpointed; a restored job fires and purges what its
+ * watermark then reaches. Rows fired again after a replay carry the same identity and version, so the
+ * ReplacingMergeTree tables neither lose nor double-count. {@code directGrains} is part of what the state means
+ * (whether an open finer window's records are already in its coarser window): changing it, like changing the
+ * state layout, needs a new operator uid.
+ */
+public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator<OUT>
+        implements OneInputStreamOperator<IN, OUT>, Triggerable<K, VoidNamespace> {
+    private static final long serialVersionUID = 1L;
+    private static final String STATE = "grain-windows";
+    private static final String TIMERS = "grain-timers";
+
+    private final GrainRollup<K, IN, ACC, OUT> rollup;
+    /** Window lengths, finest first; each divides the next. */
+    private final long[] lengthsMs;
+    /** Records go to the windows of this many finest grains; the coarser ones are filled by roll-up. */
+    private final int directGrains;
+    private final long allowedLatenessMs;
+    private final OutputTag<IN> lateTag;
+
+    private transient ValueState<GrainWindows<ACC>> windows;
+    private transient InternalTimerService<VoidNamespace> timers;
+    private transient StreamRecord<OUT> rowRecord;
+
+    /**
+     * @param grains       finest first, each a whole number of the previous (1 s, 10 s, 1 min)
+     * @param directGrains records go to their windows of this many finest grains (1 .. grains); the coarser
+     *                     windows are filled by roll-up
+     * @param lateTag      where records later than the allowed lateness for every grain go; null drops them
+     */
+    public GrainRollupOperator(GrainRollup<K, IN, ACC, OUT> rollup, Grain[] grains, int directGrains,
+                               long allowedLatenessMs, OutputTag<IN> lateTag) {
+        if (directGrains < 1 || directGrains > grains.length) {
+            throw new IllegalArgumentException("directGrains must be 1 .. " + grains.length + ", is " + directGrains);
+        }
+        if (allowedLatenessMs < 0) {
+            throw new IllegalArgumentException("allowed lateness must be >= 0 ms, is " + allowedLatenessMs);
+        }
+        this.rollup = rollup;
+        this.lengthsMs = new long[grains.length];
+        for (int i = 0; i < grains.length; i++) {
+            lengthsMs[i] = grains[i].windowMs();
+            if (i > 0 && lengthsMs[i] % lengthsMs[i - 1] != 0) {
+                throw new IllegalArgumentException("grains must nest, finest first: " + grains[i] + " after "
+                        + grains[i - 1]);
+            }
+        }
+        this.directGrains = directGrains;
+        this.allowedLatenessMs = allowedLatenessMs;
+        this.lateTag = lateTag;
+    }
+
+    /** Records to the finest grain only, every coarser grain by roll-up. */
+    public GrainRollupOperator(GrainRollup<K, IN, ACC, OUT> rollup, Grain[] grains, long allowedLatenessMs,
+                               OutputTag<IN> lateTag) {
+        this(rollup, grains, 1, allowedLatenessMs, lateTag);
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        TypeSerializer<ACC> acc = rollup.accumulatorType().createSerializer(getExecutionConfig().getSerializerConfig());
+        windows = getPartitionedState(new ValueStateDescriptor<>(STATE, new GrainWindowsSerializer<>(acc)));
+        timers = getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this);
+        rowRecord = new StreamRecord<>(null);
+    }
+
+    @Override
+    public void processElement(StreamRecord<IN> record) throws Exception {
+        IN in = record.getValue();
+        long watermark = timers.currentWatermark();
+        GrainWindows<ACC> w = windows.value();
+        if (w == null) {
+            w = new GrainWindows<>();
+        }
+        if (contribute(w, 0, rollup.eventTimeMs(in), in, null, watermark, true)) {
+            windows.update(w);
+        } else if (lateTag != null) {
+            output.collect(lateTag, record);
+        }
+    }
+
+    /**
+     * Adds a record ({@code in}) or a finer window's accumulator ({@code acc}) at time {@code t} to its window of
+     * grain {@code g} and, where that window has already fired (or is too late to exist), on to the coarser
+     * grains. {@code fromRecord}: fire a window that is already due at once (a late record); a roll-up inside
+     * {@link #onEventTime} leaves that to the coarser grain's own turn. Returns whether any window took it.
+     */
+    private boolean contribute(GrainWindows<ACC> w, int g, long t, IN in, ACC acc, long watermark,
+                               boolean fromRecord) {
+        boolean taken = false;
+        for (; g < lengthsMs.length; g++) {
+            long length = lengthsMs[g];
+            long start = t - Math.floorMod(t, length);
+            long last = start + length - 1;
+            long cleanup = cleanupTime(last);
+            if (fromRecord && cleanup <= watermark) {
+                continue; // this grain's window is gone; coarser ones may still take it
+            }
+            // (A roll-up always finds its coarser window: that one fires no earlier, in this same pass at the
+            // latest, and is dropped only after it; a watermark jump past both still fires both.)
+            int i = w.find(length, start);
+            boolean opened = i < 0;
+            if (opened) {
+                i = w.add(length, start, rollup.createAccumulator());
+            }
+            taken = true;
+            if (in != null) {
+                rollup.add(w.accumulator(i), in);
+            } else {
+                rollup.merge(w.accumulator(i), acc);
+            }
+            if (w.fired[i]) { // its earlier content is in the coarser windows already: this part goes there too
+                emit(length, start, w.accumulator(i));
+                continue;
+            }
+            if (last > watermark) {
+                schedule(w, last);
+                if (in != null && g + 1 < directGrains) {
+                    continue; // a record also goes straight to the next grain's window
+                }
+                return true; // the coarser windows get it when this one fires
+            }
+            if (!fromRecord) {
+                return true; // due now: fires (and rolls up) in this timer's pass over its grain
+            }
+            // A record so late that its window opens already due: fire now; the coarser windows take what this
+            // one holds and they have not seen (just this record, or this accumulator, when it was opened now).
+            w.fired[i] = true;
+            emit(length, start, w.accumulator(i));
+            schedule(w, cleanup);
+            if (!opened && g + 1 >= directGrains) {
+                in = null;
+                acc = w.accumulator(i);
+            }
+        }
+        return taken;
+    }
+
+    /** Keeps the key's timer at or before its earliest due time (firing or cleanup). */
+    private void schedule(GrainWindows<ACC> w, long dueMs) {
+        if (dueMs < w.timerMs) {
+            timers.registerEventTimeTimer(VoidNamespace.INSTANCE, dueMs);
+            w.timerMs = dueMs;
+        }
+    }
+
+    @Override
+    public void onEventTime(InternalTimer<K, VoidNamespace> timer) throws Exception {
+        GrainWindows<ACC> w = windows.value();
+        if (w == null) {
+            return;
+        }
+        long watermark = timers.currentWatermark();
+        // Fire what is due, finest grain first: a window rolls into its coarser window before that one fires
+        // (the windows of the finest directGrains - 1 grains do not: their records went on as they came).
+        for (int g = 0; g < lengthsMs.length; g++) {
+            for (int i = 0; i < w.size; i++) { // w.size may grow: a roll-up can open a coarser window
+                long length = w.lengthMs[i];
+                if (length != lengthsMs[g] || w.fired[i] || w.startMs[i] + length - 1 > watermark) {
+                    continue;
+                }
+                w.fired[i] = true;
+                emit(length, w.startMs[i], w.accumulator(i));
+                if (g + 1 >= directGrains) {
+                    contribute(w, g + 1, w.startMs[i], null, w.accumulator(i), watermark, false);
+                }
+            }
+        }
+        // Drop what is past its lateness; the key's next timer is its earliest due time.
+        long next = Long.MAX_VALUE;
+        int kept = 0;
+        for (int i = 0; i < w.size; i++) {
+            long last = w.startMs[i] + w.lengthMs[i] - 1;
+            long due = w.fired[i] ? cleanupTime(last) : last;
+            if (due <= watermark) {
+                continue; // fired and past its lateness (an unfired window is never due here: it just fired)
+            }
+            w.move(i, kept++);
+            next = Math.min(next, due);
+        }
+        w.truncate(kept);
+        if (kept == 0) {
+            windows.clear();
+            return;
+        }
+        // The registered timer at w.timerMs has fired if it is <= the watermark (this one, or one before it);
+        // every window left is due after the watermark.
+        if (w.timerMs <= watermark || next < w.timerMs) {
+            timers.registerEventTimeTimer(VoidNamespace.INSTANCE, next);
+            w.timerMs = next;
+        }
+        windows.update(w);
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<K, VoidNamespace> timer) {
+        // no processing-time timers
+    }
+
+    @SuppressWarnings("unchecked")
+    private void emit(long length, long start, ACC acc) {
+        K key = (K) getCurrentKey();
+        output.collect(rowRecord.replace(rollup.row(key, Grain.ofWindowMs(length), start, acc), start + length - 1));
+    }
+
+    private long cleanupTime(long lastMs) {
+        long cleanup = lastMs + allowedLatenessMs;
+        return cleanup >= lastMs ? cleanup : Long.MAX_VALUE;
+    }
+}

@@ -1,0 +1,87 @@
+package io.ioscale.rollups;
+
+/**
+ * The open windows of one key, every grain: the one state entry a {@link GrainRollupOperator} keeps per key (one
+ * state lookup per record, instead of one per window and grain in Flink's window operator).
+ *
+ * <p>A window is (length, start) with its accumulator and whether it has fired. It stays after firing until the
+ * watermark passes its end plus the allowed lateness, so late data can still update its row. Windows are kept in
+ * the order they were opened (event time, for in-order data); a record looks its windows up from the newest.
+ * {@link #timerMs} is the event-time timer the key has registered for its next due window (Long.MAX_VALUE: none).
+ *
+ * @param <ACC> the accumulator type
+ */
+public final class GrainWindows<ACC> {
+    private static final int INITIAL = 8;
+
+    int size;
+    long[] lengthMs = new long[INITIAL];
+    long[] startMs = new long[INITIAL];
+    boolean[] fired = new boolean[INITIAL];
+    Object[] accumulators = new Object[INITIAL];
+    long timerMs = Long.MAX_VALUE;
+
+    public GrainWindows() {}
+
+    /** Position of window (length, start), or -1. */
+    int find(long length, long start) {
+        for (int i = size - 1; i >= 0; i--) {
+            if (startMs[i] == start && lengthMs[i] == length) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Appends a window that has not fired; returns its position. */
+    int add(long length, long start, ACC acc) {
+        if (size == startMs.length) {
+            int n = size * 2;
+            lengthMs = java.util.Arrays.copyOf(lengthMs, n);
+            startMs = java.util.Arrays.copyOf(startMs, n);
+            fired = java.util.Arrays.copyOf(fired, n);
+            accumulators = java.util.Arrays.copyOf(accumulators, n);
+        }
+        lengthMs[size] = length;
+        startMs[size] = start;
+        fired[size] = false;
+        accumulators[size] = acc;
+        return size++;
+    }
+
+    @SuppressWarnings("unchecked")
+    ACC accumulator(int i) {
+        return (ACC) accumulators[i];
+    }
+
+    /** Moves window {@code from} to position {@code to} (&lt;= from), keeping the order: compaction after a purge. */
+    void move(int from, int to) {
+        if (from != to) {
+            lengthMs[to] = lengthMs[from];
+            startMs[to] = startMs[from];
+            fired[to] = fired[from];
+            accumulators[to] = accumulators[from];
+        }
+    }
+
+    /** Keeps the first {@code n} windows. */
+    void truncate(int n) {
+        for (int i = n; i < size; i++) {
+            accumulators[i] = null;
+        }
+        size = n;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("GrainWindows(timer=").append(timerMs);
+        for (int i = 0; i < size; i++) {
+            b.append(", [").append(startMs[i]).append('+').append(lengthMs[i]).append(fired[i] ? " fired]" : "]");
+        }
+        return b.append(')').toString();
+    }
+}

@@ -1,0 +1,19 @@
+package io.ioscale.rollups;
+
+import io.ioscale.functions.IoAccumulator;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/** What the I/O rollups (per source, per fleet) share: the accumulator, its exact merge and its serializer. */
+abstract class IoGrainRollup<K, IN, OUT> implements GrainRollup<K, IN, IoAccumulator, OUT> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void merge(IoAccumulator into, IoAccumulator from) {
+        into.merge(from);
+    }
+
+    @Override
+    public TypeInformation<IoAccumulator> accumulatorType() {
+        return TypeInformation.of(IoAccumulator.class);
+    }
+}
