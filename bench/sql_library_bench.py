@@ -20,6 +20,10 @@ time (X-ClickHouse-Summary) are reported. Step queries take the last, largest st
 four variants follow (every step at once, the other grain).
 Queries over the Flink result tables are skipped when those tables do not exist, and timed but flagged when
 they hold nothing for the run (the Flink job was not running when the data arrived).
+
+The histogram queries read io_samples_hist_sums and io_samples_hist_by_ts (migrations 0040-0045), which
+ClickHouse fills as the samples arrive and which held the run already when they were created (backfill).
+Each line carries the 1-minute load average when it finished: other work on the machine shows there.
 """
 
 from __future__ import annotations
@@ -130,7 +134,7 @@ def percentile(sorted_values: list[float], q: float) -> float:
 def measure(ch: Any, run_id: str, repeat: int, only: list[str]) -> int:
     width = 38
     print(f"\n{'query':<{width}} {'rows':>6} {'cold ms':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
-          f"{'server p50':>10}  vs {TARGET_P95_MS:.0f} ms p95")
+          f"{'server p50':>10} {'load':>5}  vs {TARGET_P95_MS:.0f} ms p95")
     failures = 0
     for label, name, params in cases(run_id):
         if only and name not in only:
@@ -160,8 +164,9 @@ def measure(ch: Any, run_id: str, repeat: int, only: list[str]) -> int:
         verdict = "ok" if p95 <= TARGET_P95_MS else "OVER"
         failures += verdict != "ok"
         srv = f"{statistics.median(server):>10.1f}" if server else f"{'-':>10}"
+        # The machine is shared: the 1-minute load average next to each line says how much to trust it.
         print(f"{label:<{width}} {len(first.rows):>6} {cold_ms:>8.1f} {statistics.median(wall):>8.1f} {p95:>8.1f} "
-              f"{wall[-1]:>8.1f} {srv}  {verdict}{note}", flush=True)
+              f"{wall[-1]:>8.1f} {srv} {os.getloadavg()[0]:>5.1f}  {verdict}{note}", flush=True)
     return failures
 
 

@@ -38,19 +38,94 @@
 --   ended, so a VM that stopped reporting part-way shows as lagging instead of looking normal.
 --   A step mixing workloads (e.g. 2 VMs reading + 2 writing) compares unlike VMs: read the result per workload.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses replayed samples.
---   sumMap over mapFromArrays(index, count), not sumMap(index, count): same sums, but the Map form ran ~4x
---   faster on ClickHouse 26.9 here (one 320-VM step: 60 ms vs 230 ms).
---   join_use_nulls = 1: a step without STEP_ENDED gets NULL window bounds (read as: the whole step),
---   not a 1970 window that would match nothing.
+--   Speed (issue 4): merging every sample's ~20 buckets again took ~2 s over all steps of a 320-VM, one-hour
+--   run. Each VM's histogram summed over its step is kept in io_samples_hist_sums (grain vm_step, migration
+--   0040); its window is that sum minus the histograms of its samples outside the window (ramp-up, after the
+--   end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. Its p99 follows
+--   quantileExactWeighted's rule over (representative, count) -- the first bucket whose running count
+--   reaches ceil(0.99 x N) -- on the buckets sorted (a quantile state per VM cost ~3x more). The counters,
+--   min and max still come from io_samples FINAL (cheap without the bucket arrays). A VM with a sample
+--   counted twice in its sum (see 0040), or a step without STEP_ENDED (its samples are still arriving), is
+--   merged from io_samples FINAL as before.
+--   join_use_nulls = 1: a VM whose samples carry no buckets gets empty bucket arrays (N = 0), not a NULL.
 WITH
-    steps AS (
-        SELECT
-            step_index,
-            anyIf(start_ts, event_type = 'step_ended')   AS measured_start,
-            anyIf(end_ts, event_type = 'step_ended')     AS measured_end
-        FROM ioscale.run_events FINAL
-        WHERE run_id = {run_id:String} AND event_type = 'step_ended'
-        GROUP BY step_index
+    (
+        -- The run's ended steps and their measured windows (STEP_ENDED start..end; a missing start leaves the
+        -- window empty, as a NULL bound does), once, as arrays looked up by step_index.
+        SELECT (groupArray(step_index), groupArray(ifNull(measured_start, measured_end)), groupArray(measured_end))
+        FROM (
+            SELECT
+                step_index,
+                anyIf(start_ts, event_type = 'step_ended')                  AS measured_start,
+                assumeNotNull(anyIf(end_ts, event_type = 'step_ended'))     AS measured_end
+            FROM ioscale.run_events FINAL
+            WHERE run_id = {run_id:String} AND event_type = 'step_ended'
+            GROUP BY step_index
+            HAVING anyIf(end_ts, event_type = 'step_ended') IS NOT NULL
+        )
+    ) AS windows,
+    windows.1 AS ended_steps,
+    windows.2 AS window_starts,
+    windows.3 AS window_ends,
+    (
+        -- VMs whose step sum counted a sample twice (a source's samples > distinct timestamps, see 0040), as
+        -- hashes of (step, host, vm): merged from io_samples FINAL instead.
+        SELECT groupArray(DISTINCT cityHash64(step_index, host, vm))
+        FROM ioscale.io_samples_hist_sums FINAL
+        WHERE run_id = {run_id:String} AND grain = 'source_step'
+          AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+          AND samples != bitmapCardinality(sample_ts)
+    ) AS raw_vms,
+    vm_parts AS (
+        -- An ended step's VM: its step sum (a row per unmerged part: their buckets simply add up) ...
+        SELECT step_index, host, vm, mapKeys(hist) AS bucket, CAST(mapValues(hist), 'Array(Int64)') AS count
+        FROM ioscale.io_samples_hist_sums
+        WHERE run_id = {run_id:String} AND grain = 'vm_step'
+          AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+          AND has(ended_steps, step_index) AND NOT has(raw_vms, cityHash64(step_index, host, vm))
+        UNION ALL
+        -- ... minus its samples outside the measured window (their times from the step_ts rows) ...
+        SELECT step_index, host, vm, mapKeys(hist) AS bucket, arrayMap(c -> -toInt64(c), mapValues(hist)) AS count
+        FROM ioscale.io_samples_hist_by_ts FINAL
+        PREWHERE run_id = {run_id:String}
+          AND (step_index, ts) IN (
+              SELECT step_index, ts
+              FROM ioscale.io_samples_hist_sums
+              WHERE run_id = {run_id:String} AND grain = 'step_ts'
+                AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+                AND has(ended_steps, step_index)
+                AND (ts < transform(step_index, ended_steps, window_starts, ts) OR ts >= transform(step_index, ended_steps, window_ends, ts)))
+        WHERE NOT has(raw_vms, cityHash64(step_index, host, vm))
+        UNION ALL
+        -- ... or, a VM of a step not ended or in raw_vms: its samples in the window from io_samples as before.
+        SELECT step_index, host, vm, mapKeys(h) AS bucket, CAST(mapValues(h), 'Array(Int64)') AS count
+        FROM (
+            SELECT step_index, host, vm,
+                   if(latency_hist_scheme = 1, mapFromArrays(latency_bucket_index, latency_bucket_count), map()) AS h
+            FROM ioscale.io_samples FINAL
+            PREWHERE run_id = {run_id:String}
+              AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+              AND (NOT has(ended_steps, step_index) OR notEmpty(raw_vms))
+            WHERE NOT has(ended_steps, step_index)
+               OR (has(raw_vms, cityHash64(step_index, host, vm))
+                   AND ts >= transform(step_index, ended_steps, window_starts, ts)
+                   AND ts < transform(step_index, ended_steps, window_ends, ts))
+        )
+    ),
+    hists AS (
+        -- A VM's buckets with signed counts, sorted by bucket and, within a bucket, subtractions first: the
+        -- running count then crosses a rank only at a bucket whose net count crosses it. Its p99 by
+        -- quantileExactWeighted(0.99)'s rule over (bucket representative, count): the first bucket whose
+        -- running count reaches ceil(0.99 x N); representatives grow with the bucket index.
+        SELECT step_index, host, vm, arraySum(counts) AS latency_n,
+               buckets[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))] AS p99_index
+        FROM (
+            SELECT step_index, host, vm,
+                   arraySort(groupArrayArray(bucket)) AS buckets,
+                   arraySort((c, b) -> bitShiftLeft(toUInt32(b), 1) + (c > 0), groupArrayArray(count), groupArrayArray(bucket)) AS counts
+            FROM vm_parts
+            GROUP BY step_index, host, vm
+        )
     ),
     vms AS (
         SELECT
@@ -65,32 +140,34 @@ WITH
             max(s.latency_max_ns)                                         AS latency_max_ns,
             min(s.ts)                                                     AS first_ts,
             max(s.ts + toIntervalMillisecond(s.interval_ms))              AS last_end,
-            any(w.measured_end) IS NOT NULL                               AS measured,
-            any(w.measured_start)                                         AS measured_start,
-            any(w.measured_end)                                           AS measured_end,
-            sumMapIf(mapFromArrays(s.latency_bucket_index, s.latency_bucket_count), s.latency_hist_scheme = 1) AS hist
+            has(ended_steps, s.step_index)                                AS measured,
+            window_starts[indexOf(ended_steps, s.step_index)]             AS measured_start,
+            window_ends[indexOf(ended_steps, s.step_index)]               AS measured_end
         FROM ioscale.io_samples AS s FINAL
-        LEFT JOIN steps AS w ON w.step_index = s.step_index
         WHERE s.run_id = {run_id:String}
           AND ({step_index:Int32} < 0 OR s.step_index = {step_index:Int32})
-          AND (w.measured_end IS NULL OR (s.ts >= w.measured_start AND s.ts < w.measured_end))
+          AND (NOT has(ended_steps, s.step_index)
+               OR (s.ts >= transform(s.step_index, ended_steps, window_starts, s.ts)
+                   AND s.ts < transform(s.step_index, ended_steps, window_ends, s.ts)))
         GROUP BY s.step_index, s.host, s.vm
     ),
     per_vm AS (
         SELECT
-            step_index, host, vm, samples, latency_n,
+            v.step_index AS step_index, v.host AS host, v.vm AS vm, v.samples AS samples, latency_n,
             -- The step's window: declared when ended, else the span every VM of the step covered.
-            if(measured,
-               toUnixTimestamp64Milli(measured_end) - toUnixTimestamp64Milli(measured_start),
-               max(toUnixTimestamp64Milli(last_end)) OVER (PARTITION BY step_index)
-                 - min(toUnixTimestamp64Milli(first_ts)) OVER (PARTITION BY step_index)) / 1000 AS window_s,
-            ops / window_s AS iops,
-            if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
-            arraySum(mapValues(hist)) AS latency_n,
-            if(latency_n < 1000, latency_max_ns, least(greatest(arrayReduce('quantileExactWeighted(0.99)',
-                arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
-                mapValues(hist)), latency_min_ns), latency_max_ns)) AS p99_ns
-        FROM vms
+            if(v.measured,
+               toUnixTimestamp64Milli(v.measured_end) - toUnixTimestamp64Milli(v.measured_start),
+               max(toUnixTimestamp64Milli(v.last_end)) OVER (PARTITION BY v.step_index)
+                 - min(toUnixTimestamp64Milli(v.first_ts)) OVER (PARTITION BY v.step_index)) / 1000 AS window_s,
+            v.ops / window_s AS iops,
+            if(v.latency_count > 0, v.latency_sum_ns / v.latency_count, NULL) AS mean_ns,
+            toUInt64(ifNull(h.latency_n, 0)) AS latency_n,
+            ifNull(h.p99_index, 0) AS p99_index,
+            if(latency_n < 1000, v.latency_max_ns, least(greatest(
+                (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)),
+                v.latency_min_ns), v.latency_max_ns)) AS p99_ns
+        FROM vms AS v
+        LEFT JOIN hists AS h ON h.step_index = v.step_index AND h.host = v.host AND h.vm = v.vm
     ),
     compared AS (
         SELECT

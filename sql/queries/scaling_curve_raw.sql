@@ -47,10 +47,13 @@
 --   N >= ceil(10 / (1 - q)) samples (p99: 1000, p99.999: 10^6); below that the column holds the exact max.
 --   FINAL: the raw tables are ReplacingMergeTrees fed at least once by the Kafka engine; without FINAL a
 --   replayed sample would count twice until a background merge.
+--   Speed (issue 4): merging every sample's ~20 buckets again took ~0.9 s on a 320-VM, one-hour run. Each
+--   step's histogram summed over all its samples is kept in io_samples_hist_sums (grain fleet_step, migration
+--   0040); the measured window is that sum minus the histograms of the samples outside it (ramp-up, after the
+--   end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. A step is merged from
+--   io_samples FINAL as before when some source received a sample twice (the sum would count it twice; 0040).
 --   CPU: per host the first scope present of hypervisor, host, root_partition (cpu = -1 totals),
 --   interval-weighted, as the Flink job's StepAnalyzer does.
---   sumMap over mapFromArrays(index, count), not sumMap(index, count): same sums, but the Map form ran ~4x
---   faster on ClickHouse 26.9 here (one 320-VM step: 60 ms vs 230 ms).
 --   join_use_nulls = 1: a step without CPU samples shows cpu_pct NULL, not 0 %.
 WITH
     steps AS (
@@ -71,7 +74,52 @@ WITH
         GROUP BY step_index
         HAVING countIf(event_type = 'step_ended' AND end_ts IS NOT NULL) > 0
     ),
-    io AS (
+    (
+        -- The ended steps' windows as arrays looked up by step_index (as steps: a missing start reads as 1970).
+        SELECT (groupArray(step_index), groupArray(measured_start), groupArray(measured_end)) FROM steps
+    ) AS windows,
+    windows.1 AS ended_steps,
+    windows.2 AS window_starts,
+    windows.3 AS window_ends,
+    (
+        -- Steps merged from io_samples: some source's sum counted a sample twice (samples > distinct timestamps,
+        -- see 0040).
+        SELECT groupArray(DISTINCT step_index)
+        FROM ioscale.io_samples_hist_sums FINAL
+        WHERE run_id = {run_id:String} AND grain = 'source_step' AND has(ended_steps, step_index)
+          AND samples != bitmapCardinality(sample_ts)
+    ) AS raw_steps,
+    hists AS (
+        SELECT step_index,
+               mapFilter((k, c) -> c > 0, mapSubtract(sumMapIf(hist, sign > 0), sumMapIf(hist, sign < 0))) AS hist
+        FROM (
+            -- The step's sum ...
+            SELECT step_index, toInt8(1) AS sign, hist
+            FROM ioscale.io_samples_hist_sums
+            WHERE run_id = {run_id:String} AND grain = 'fleet_step'
+              AND has(ended_steps, step_index) AND NOT has(raw_steps, step_index)
+            UNION ALL
+            -- ... minus the samples outside the measured window (their times from the step_ts rows) ...
+            SELECT step_index, toInt8(-1) AS sign, hist
+            FROM ioscale.io_samples_hist_by_ts FINAL
+            PREWHERE run_id = {run_id:String}
+              AND (step_index, ts) IN (
+                  SELECT step_index, ts
+                  FROM ioscale.io_samples_hist_sums
+                  WHERE run_id = {run_id:String} AND grain = 'step_ts'
+                    AND has(ended_steps, step_index) AND NOT has(raw_steps, step_index)
+                    AND (ts < transform(step_index, ended_steps, window_starts, ts) OR ts >= transform(step_index, ended_steps, window_ends, ts)))
+            UNION ALL
+            -- ... or, for raw_steps, the samples in the window merged from io_samples as before.
+            SELECT step_index, toInt8(1) AS sign,
+                   if(latency_hist_scheme = 1, mapFromArrays(latency_bucket_index, latency_bucket_count), map()) AS hist
+            FROM ioscale.io_samples FINAL
+            PREWHERE run_id = {run_id:String} AND has(raw_steps, step_index)
+            WHERE ts >= transform(step_index, ended_steps, window_starts, ts) AND ts < transform(step_index, ended_steps, window_ends, ts)
+        )
+        GROUP BY step_index
+    ),
+    sums AS (
         SELECT
             s.step_index                                                  AS step_index,
             sum(s.ops)                                                    AS ops,
@@ -80,26 +128,36 @@ WITH
             sum(s.latency_sum_ns)                                         AS latency_sum_ns,
             minIf(s.latency_min_ns, s.latency_count > 0)                  AS latency_min_ns,
             max(s.latency_max_ns)                                         AS latency_max_ns,
-            sum(s.outstanding_ios * s.interval_ms)                        AS outstanding_io_ms,
-            sumMapIf(mapFromArrays(s.latency_bucket_index, s.latency_bucket_count), s.latency_hist_scheme = 1) AS hist,
+            sum(s.outstanding_ios * s.interval_ms)                        AS outstanding_io_ms
+        FROM ioscale.io_samples AS s FINAL
+        WHERE s.run_id = {run_id:String} AND has(ended_steps, s.step_index)
+          AND s.ts >= transform(s.step_index, ended_steps, window_starts, s.ts)
+          AND s.ts < transform(s.step_index, ended_steps, window_ends, s.ts)
+        GROUP BY s.step_index
+    ),
+    io AS (
+        SELECT
+            m.step_index AS step_index, m.ops AS ops, m.bytes AS bytes, m.latency_count AS latency_count,
+            m.latency_sum_ns AS latency_sum_ns, m.latency_min_ns AS latency_min_ns, m.latency_max_ns AS latency_max_ns,
+            m.outstanding_io_ms AS outstanding_io_ms,
+            h.hist AS hist,
             arraySum(mapValues(hist))                                     AS latency_n,
             -- quantilesExactWeighted over (bucket representative, count) of the merged buckets.
             arrayReduce('quantilesExactWeighted(0.99, 0.99999)',
                 arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
                 mapValues(hist))                                          AS q
-        FROM ioscale.io_samples AS s FINAL
-        INNER JOIN steps AS w ON s.step_index = w.step_index
-        WHERE s.run_id = {run_id:String} AND s.ts >= w.measured_start AND s.ts < w.measured_end
-        GROUP BY s.step_index
+        FROM sums AS m
+        LEFT JOIN hists AS h ON h.step_index = m.step_index
     ),
     cpu_scope AS (
         SELECT
             c.step_index AS step_index, c.host AS host, c.scope AS scope,
             sum(c.utilization_pct * greatest(c.interval_ms, 1)) / sum(greatest(c.interval_ms, 1)) AS utilization_pct
         FROM ioscale.cpu_samples AS c FINAL
-        INNER JOIN steps AS w ON c.step_index = w.step_index
         WHERE c.run_id = {run_id:String} AND c.cpu = -1 AND c.scope IN ('hypervisor', 'host', 'root_partition')
-          AND c.ts >= w.measured_start AND c.ts < w.measured_end
+          AND has(ended_steps, c.step_index)
+          AND c.ts >= transform(c.step_index, ended_steps, window_starts, c.ts)
+          AND c.ts < transform(c.step_index, ended_steps, window_ends, c.ts)
         GROUP BY c.step_index, c.host, c.scope
     ),
     cpu AS (

@@ -41,42 +41,108 @@
 --   histogram.required_n; below it the column shows the exact max -- with N < 10^6, "p99.999" IS the max.
 --   Samples with no histogram (percentile-only imports, e.g. DISKSPD) count in latency_count, not latency_n.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses a replayed sample into one row.
---   sumMap over mapFromArrays(index, count), not sumMap(index, count): same sums, but the Map form ran ~4x
---   faster on ClickHouse 26.9 here (one 320-VM step: 60 ms vs 230 ms).
---   join_use_nulls = 1: a step without STEP_ENDED gets NULL window bounds (read as: the whole step),
---   not a 1970 window that would match nothing.
+--   Speed (issue 4): merging every sample's ~20 buckets again took ~1.4 s on a 320-VM, one-hour run. The
+--   step's histogram summed over all its samples is kept in io_samples_hist_sums (grain fleet_step, migration
+--   0040); the measured window is that sum minus the histograms of the samples outside the window (ramp-up,
+--   after the end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. The
+--   counters, min and max still come from io_samples FINAL (cheap without the bucket arrays). A step and
+--   direction is merged from io_samples FINAL as before when some source received a sample twice (the sums
+--   would count it twice; see 0040) or the step has no STEP_ENDED yet (its samples are still arriving).
+--   Buckets left at 0 by the subtraction are dropped (no encoder sends an empty bucket).
+--   join_use_nulls = 1: a step whose samples carry no buckets gets an empty histogram (N = 0), not a NULL.
 WITH
-    steps AS (
-        SELECT
-            step_index,
-            argMaxIf(step_label, ts, step_label != '')   AS step_label,
-            anyIf(start_ts, event_type = 'step_ended')   AS measured_start,
-            anyIf(end_ts, event_type = 'step_ended')     AS measured_end
-        FROM ioscale.run_events FINAL
-        WHERE run_id = {run_id:String} AND event_type IN ('step_started', 'step_ended')
+    (
+        -- The run's steps from its events, once, as arrays looked up by step_index: the label, and each ended
+        -- step's measured window (STEP_ENDED start..end; a missing start leaves the window empty, as a NULL
+        -- bound does). Lookups on sort-key columns can filter before FINAL, and constants use the primary key.
+        SELECT (groupArray(step_index), groupArray(step_label), groupArrayIf(step_index, measured_end IS NOT NULL),
+                groupArrayIf(ifNull(measured_start, assumeNotNull(measured_end)), measured_end IS NOT NULL),
+                groupArrayIf(assumeNotNull(measured_end), measured_end IS NOT NULL))
+        FROM (
+            SELECT
+                step_index,
+                argMaxIf(step_label, ts, step_label != '')   AS step_label,
+                anyIf(start_ts, event_type = 'step_ended')   AS measured_start,
+                anyIf(end_ts, event_type = 'step_ended')     AS measured_end
+            FROM ioscale.run_events FINAL
+            WHERE run_id = {run_id:String} AND event_type IN ('step_started', 'step_ended')
+            GROUP BY step_index
+        )
+    ) AS run_steps,
+    run_steps.3 AS ended_steps,
+    run_steps.4 AS window_starts,
+    run_steps.5 AS window_ends,
+    (
+        -- (step, direction) merged from io_samples: some source's sum counted a sample twice (samples > distinct
+        -- timestamps, see 0040), or the step has not ended (its samples are still arriving).
+        SELECT groupArray(DISTINCT (step_index, direction))
+        FROM ioscale.io_samples_hist_sums FINAL
+        WHERE run_id = {run_id:String} AND grain = 'source_step'
+          AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+          AND ({direction:String} = 'all' OR direction = {direction:String})
+          AND (samples != bitmapCardinality(sample_ts) OR NOT has(ended_steps, step_index))
+    ) AS raw_pairs,
+    hist_parts AS (
+        -- The step's sum ...
+        SELECT step_index, toInt8(1) AS sign, hist
+        FROM ioscale.io_samples_hist_sums
+        WHERE run_id = {run_id:String} AND grain = 'fleet_step'
+          AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+          AND ({direction:String} = 'all' OR direction = {direction:String})
+          AND NOT has(raw_pairs, (step_index, direction))
+        UNION ALL
+        -- ... minus the samples outside the measured window (their times from the step_ts rows) ...
+        SELECT step_index, toInt8(-1) AS sign, hist
+        FROM ioscale.io_samples_hist_by_ts FINAL
+        PREWHERE run_id = {run_id:String}
+          AND (step_index, ts) IN (
+              SELECT step_index, ts
+              FROM ioscale.io_samples_hist_sums
+              WHERE run_id = {run_id:String} AND grain = 'step_ts'
+                AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+                AND has(ended_steps, step_index)
+                AND (ts < transform(step_index, ended_steps, window_starts, ts) OR ts >= transform(step_index, ended_steps, window_ends, ts)))
+          AND ({direction:String} = 'all' OR direction = {direction:String})
+        WHERE NOT has(raw_pairs, (step_index, direction))
+        UNION ALL
+        -- ... or, for raw_pairs, the samples in the window merged from io_samples as before.
+        SELECT step_index, toInt8(1) AS sign,
+               if(latency_hist_scheme = 1, mapFromArrays(latency_bucket_index, latency_bucket_count), map()) AS hist
+        FROM ioscale.io_samples FINAL
+        PREWHERE run_id = {run_id:String} AND has(arrayMap(p -> p.1, raw_pairs), step_index)
+        WHERE has(raw_pairs, (step_index, direction))
+          AND (NOT has(ended_steps, step_index)
+               OR (ts >= transform(step_index, ended_steps, window_starts, ts) AND ts < transform(step_index, ended_steps, window_ends, ts)))
+    ),
+    hists AS (
+        SELECT step_index,
+               mapFilter((k, c) -> c > 0, mapSubtract(sumMapIf(hist, sign > 0), sumMapIf(hist, sign < 0))) AS hist
+        FROM hist_parts
         GROUP BY step_index
     ),
     merged AS (
         SELECT
             s.step_index                                                  AS step_index,
-            any(w.step_label)                                             AS label,
-            any(w.measured_end) IS NOT NULL                               AS measured,
+            transform(s.step_index, run_steps.1, run_steps.2, NULL)      AS label,
+            has(ended_steps, s.step_index)                                AS measured,
             sum(s.latency_count)                                          AS latency_count,
             sum(s.latency_sum_ns)                                         AS latency_sum_ns,
             minIf(s.latency_min_ns, s.latency_count > 0)                  AS latency_min_ns,
-            max(s.latency_max_ns)                                         AS latency_max_ns,
-            sumMapIf(mapFromArrays(s.latency_bucket_index, s.latency_bucket_count), s.latency_hist_scheme = 1) AS hist
+            max(s.latency_max_ns)                                         AS latency_max_ns
         FROM ioscale.io_samples AS s FINAL
-        LEFT JOIN steps AS w ON w.step_index = s.step_index
         WHERE s.run_id = {run_id:String}
           AND ({step_index:Int32} < 0 OR s.step_index = {step_index:Int32})
           AND ({direction:String} = 'all' OR s.direction = {direction:String})
-          AND (w.measured_end IS NULL OR (s.ts >= w.measured_start AND s.ts < w.measured_end))
+          AND (NOT has(ended_steps, s.step_index)
+               OR (s.ts >= transform(s.step_index, ended_steps, window_starts, s.ts)
+                   AND s.ts < transform(s.step_index, ended_steps, window_ends, s.ts)))
         GROUP BY s.step_index
     ),
     quantiles AS (
         SELECT
-            step_index, label, measured, latency_count, latency_sum_ns, latency_min_ns, latency_max_ns,
+            m.step_index AS step_index, m.label AS label, m.measured AS measured, m.latency_count AS latency_count,
+            m.latency_sum_ns AS latency_sum_ns, m.latency_min_ns AS latency_min_ns, m.latency_max_ns AS latency_max_ns,
+            h.hist AS hist,
             arraySum(mapValues(hist)) AS n,
             [0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999] AS levels,
             -- histogram.required_n(q): ceil(10 / (1 - q)), shaved by 1e-9 so p90 needs 100, not 101.
@@ -87,7 +153,8 @@ WITH
             -- Clamp to the exact [min, max]; below the required N the exact max stands in.
             arrayMap((v, need) -> if(n < need, latency_max_ns, least(greatest(v, latency_min_ns), latency_max_ns)),
                      raw, required) AS value_ns
-        FROM merged
+        FROM merged AS m
+        LEFT JOIN hists AS h ON h.step_index = m.step_index
     )
 SELECT
     step_index,

@@ -23,22 +23,67 @@
 --   width = 2^e; every value in a bucket is within 1/256 of its representative.
 --   Window: the step's measured window (STEP_ENDED start..end), or the whole step when it has not ended.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses replayed samples.
---   sumMap over mapFromArrays(index, count), not sumMap(index, count): same sums, but the Map form ran ~4x
---   faster on ClickHouse 26.9 here (one 320-VM step: 60 ms vs 230 ms).
+--   Speed (issue 4): the step's histogram summed over all its samples is kept in io_samples_hist_sums (grain
+--   fleet_step, migration 0040); the measured window is that sum minus the histograms of the samples outside
+--   it (ramp-up, after the end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract
+--   exactly. A direction is merged from io_samples FINAL as before when some source received a sample twice
+--   (the sum would count it twice; see 0040) or the step has no STEP_ENDED yet. Buckets left at 0 by the
+--   subtraction are dropped (no encoder sends an empty bucket).
 WITH
-    step AS (
-        SELECT anyIf(start_ts, event_type = 'step_ended') AS measured_start,
-               anyIf(end_ts, event_type = 'step_ended')   AS measured_end
-        FROM ioscale.run_events FINAL
-        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND event_type = 'step_ended'
-    ),
-    merged AS (
-        SELECT sumMapIf(mapFromArrays(latency_bucket_index, latency_bucket_count), latency_hist_scheme = 1) AS hist
-        FROM ioscale.io_samples FINAL
-        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
+    (
+        -- The step's measured window (STEP_ENDED start..end; a missing start leaves it empty, as a NULL bound
+        -- does), or nothing when the step has not ended.
+        SELECT (groupArray(ifNull(measured_start, measured_end)), groupArray(measured_end))
+        FROM (
+            SELECT anyIf(start_ts, event_type = 'step_ended')                AS measured_start,
+                   assumeNotNull(anyIf(end_ts, event_type = 'step_ended'))   AS measured_end
+            FROM ioscale.run_events FINAL
+            WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND event_type = 'step_ended'
+            HAVING anyIf(end_ts, event_type = 'step_ended') IS NOT NULL
+        )
+    ) AS window,
+    notEmpty(window.1) AS ended,
+    window.1[1] AS measured_start,
+    window.2[1] AS measured_end,
+    (
+        -- Directions merged from io_samples: some source's sum counted a sample twice (samples > distinct
+        -- timestamps, see 0040), or the step has not ended (its samples are still arriving).
+        SELECT groupArray(DISTINCT direction)
+        FROM ioscale.io_samples_hist_sums FINAL
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
           AND ({direction:String} = 'all' OR direction = {direction:String})
-          AND ((SELECT count() FROM step WHERE measured_end IS NOT NULL) = 0
-               OR (ts >= (SELECT any(measured_start) FROM step) AND ts < (SELECT any(measured_end) FROM step)))
+          AND (samples != bitmapCardinality(sample_ts) OR NOT ended)
+    ) AS raw_directions,
+    merged AS (
+        SELECT mapFilter((k, c) -> c > 0, mapSubtract(sumMapIf(hist, sign > 0), sumMapIf(hist, sign < 0))) AS hist
+        FROM (
+            -- The step's sum ...
+            SELECT toInt8(1) AS sign, hist
+            FROM ioscale.io_samples_hist_sums
+            WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'fleet_step'
+              AND ({direction:String} = 'all' OR direction = {direction:String})
+              AND NOT has(raw_directions, direction)
+            UNION ALL
+            -- ... minus the samples outside the measured window (their times from the step_ts rows) ...
+            SELECT toInt8(-1) AS sign, hist
+            FROM ioscale.io_samples_hist_by_ts FINAL
+            PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND ended
+              AND ts IN (
+                  SELECT ts
+                  FROM ioscale.io_samples_hist_sums
+                  WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'step_ts'
+                    AND (ts < measured_start OR ts >= measured_end))
+              AND ({direction:String} = 'all' OR direction = {direction:String})
+            WHERE NOT has(raw_directions, direction)
+            UNION ALL
+            -- ... or, for raw_directions, the samples in the window merged from io_samples as before.
+            SELECT toInt8(1) AS sign,
+                   if(latency_hist_scheme = 1, mapFromArrays(latency_bucket_index, latency_bucket_count), map()) AS hist
+            FROM ioscale.io_samples FINAL
+            PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND notEmpty(raw_directions)
+            WHERE has(raw_directions, direction)
+              AND (NOT ended OR (ts >= measured_start AND ts < measured_end))
+        )
     )
 SELECT
     bucket_index,

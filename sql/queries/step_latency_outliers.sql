@@ -30,18 +30,30 @@
 --   Window: the step's measured window (STEP_ENDED start..end), or the whole step when it has not ended.
 --   p99 per interval: a 1 s interval of one source often holds < 1000 I/Os, so its "p99" is its exact max
 --   (histogram.required_n); rank_by = max is the meaningful choice at grain interval.
---   The two grains are two branches of one UNION ALL; the branch not asked for is cut by a constant-false
---   WHERE, so only one is computed. FINAL: the Kafka engine delivers at least once.
---   sumMap over mapFromArrays(index, count), not sumMap(index, count): same sums, but the Map form ran ~4x
---   faster on ClickHouse 26.9 here (one 320-VM step: 60 ms vs 230 ms).
+--   The two grains are two parts of one top-N; the part not asked for is cut by a constant-false WHERE, so
+--   only one is computed. FINAL: the Kafka engine delivers at least once.
+--   Speed (issue 4): at grain interval ranked by max or mean, only the rows shown read their buckets (by
+--   primary key); every row's p99 is computed only when ranking by it. At grain source, each source's step
+--   histogram comes from io_samples_hist_sums (grain source_step, migration 0040) minus its samples outside
+--   the window, found by time in io_samples_hist_by_ts (0041) -- counts add and subtract exactly -- and its
+--   p99 follows the same rank rule on its buckets, sorted. A source that received a sample twice (the sum
+--   would count it twice; see 0040), or a step without STEP_ENDED, is merged from io_samples FINAL as before.
 WITH
-    steps AS (
-        SELECT
-            anyIf(start_ts, event_type = 'step_ended')   AS measured_start,
-            anyIf(end_ts, event_type = 'step_ended')     AS measured_end
-        FROM ioscale.run_events FINAL
-        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND event_type = 'step_ended'
-    ),
+    (
+        -- The step's measured window (STEP_ENDED start..end; a missing start leaves it empty, as a NULL bound
+        -- does), or nothing when the step has not ended.
+        SELECT (groupArray(ifNull(measured_start, measured_end)), groupArray(measured_end))
+        FROM (
+            SELECT anyIf(start_ts, event_type = 'step_ended')                AS measured_start,
+                   assumeNotNull(anyIf(end_ts, event_type = 'step_ended'))   AS measured_end
+            FROM ioscale.run_events FINAL
+            WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND event_type = 'step_ended'
+            HAVING anyIf(end_ts, event_type = 'step_ended') IS NOT NULL
+        )
+    ) AS window,
+    notEmpty(window.1) AS ended,
+    window.1[1] AS measured_start,
+    window.2[1] AS measured_end,
     window_samples AS (
         SELECT s.host AS host, s.vm AS vm, s.target AS target, s.direction AS direction, s.ts AS ts,
                s.interval_ms AS interval_ms, s.ops AS ops, s.latency_count AS latency_count,
@@ -50,63 +62,155 @@ WITH
                s.latency_bucket_index AS latency_bucket_index, s.latency_bucket_count AS latency_bucket_count
         FROM ioscale.io_samples AS s FINAL
         WHERE s.run_id = {run_id:String} AND s.step_index = {step_index:Int32}
-          AND ((SELECT count() FROM steps WHERE measured_end IS NOT NULL) = 0
-               OR (s.ts >= (SELECT any(measured_start) FROM steps) AND s.ts < (SELECT any(measured_end) FROM steps)))
+          AND (NOT ended OR (s.ts >= measured_start AND s.ts < measured_end))
     ),
-    ranked AS (
-        -- grain interval: each sample row on its own (after FINAL, one row per source and interval). Its p99
-        -- with array functions, by the rank rule of ioscale.histogram and quantileExactWeighted -- the first
-        -- bucket whose running count reaches ceil(0.99 x N); indexes grow with latency, so that bucket's
-        -- representative is the answer (a per-row aggregate state would cost ~5x more).
-        SELECT host, vm, target, direction, toNullable(ts) AS interval_start, toUInt64(1) AS intervals,
-               if(latency_hist_scheme = 1, arraySum(latency_bucket_count), 0) AS latency_n,
-               if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
-               latency_min_ns AS min_ns, latency_max_ns AS max_ns,
-               latency_bucket_index[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))),
-                                                    arrayCumSum(latency_bucket_count))] AS p99_index,
-               (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns,
-               ops * 1000 / greatest(interval_ms, 1) AS iops
+    (
+        -- Sources whose buckets are read from io_samples: their sum counted a sample twice (samples > distinct
+        -- timestamps; or a sample had bucket arrays of unequal lengths, see 0040), or the step has not ended --
+        -- as hashes of the source.
+        SELECT groupArray(cityHash64(host, vm, target, direction))
+        FROM ioscale.io_samples_hist_sums FINAL
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
+          AND (samples != bitmapCardinality(sample_ts) OR NOT ended)
+    ) AS raw_sources,
+    source_parts AS (
+        -- grain source, one GROUP BY for everything (no join to build when another grain is asked for): the
+        -- source's counters over the window, and its buckets with signed counts.
+        SELECT host, vm, target, direction, toUInt8(1) AS is_sample, ops, interval_ms, latency_count, latency_sum_ns,
+               latency_min_ns, latency_max_ns, CAST([], 'Array(UInt16)') AS bucket, CAST([], 'Array(Int64)') AS count
         FROM window_samples
-        WHERE {grain:String} = 'interval'
+        WHERE {grain:String} = 'source'
         UNION ALL
-        -- grain source: the source's samples merged with sumMap, quantileExactWeighted over
-        -- (representative, count) of the merged buckets.
-        SELECT host, vm, target, direction, interval_start, intervals, latency_n, mean_ns, min_ns, max_ns,
-               toUInt16(0) AS p99_index,
-               arrayReduce('quantileExactWeighted(0.99)',
-                   arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
-                   mapValues(hist)) AS p99_raw_ns,
-               iops
+        -- The source's step sum (a row per unmerged part: their buckets simply add up) ...
+        SELECT host, vm, target, direction, toUInt8(0), 0, 0, 0, 0, 0, 0, mapKeys(hist), CAST(mapValues(hist), 'Array(Int64)')
+        FROM ioscale.io_samples_hist_sums
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
+          AND {grain:String} = 'source' AND ended
+          AND NOT has(raw_sources, cityHash64(host, vm, target, direction))
+        UNION ALL
+        -- ... minus its samples outside the measured window (their times from the step_ts rows) ...
+        SELECT host, vm, target, direction, toUInt8(0), 0, 0, 0, 0, 0, 0, mapKeys(hist), arrayMap(c -> -toInt64(c), mapValues(hist))
+        FROM ioscale.io_samples_hist_by_ts FINAL
+        PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND {grain:String} = 'source' AND ended
+          AND ts IN (
+              SELECT ts
+              FROM ioscale.io_samples_hist_sums
+              WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'step_ts'
+                AND {grain:String} = 'source' AND (ts < measured_start OR ts >= measured_end))
+        WHERE NOT has(raw_sources, cityHash64(host, vm, target, direction))
+        UNION ALL
+        -- ... or, for raw_sources, its samples in the window merged from io_samples as before.
+        SELECT host, vm, target, direction, toUInt8(0), 0, 0, 0, 0, 0, 0, mapKeys(h), CAST(mapValues(h), 'Array(Int64)')
         FROM (
-            SELECT host, vm, target, direction, NULL AS interval_start, count() AS intervals,
-                   sumMapIf(mapFromArrays(latency_bucket_index, latency_bucket_count), latency_hist_scheme = 1) AS hist,
-                   arraySum(mapValues(hist)) AS latency_n,
-                   if(sum(latency_count) > 0, sum(latency_sum_ns) / sum(latency_count), NULL) AS mean_ns,
-                   minIf(latency_min_ns, latency_count > 0) AS min_ns, max(latency_max_ns) AS max_ns,
-                   sum(ops) * 1000 / greatest(sum(interval_ms), 1) AS iops
+            SELECT host, vm, target, direction,
+                   if(latency_hist_scheme = 1, mapFromArrays(latency_bucket_index, latency_bucket_count), map()) AS h
             FROM window_samples
-            WHERE {grain:String} = 'source'
-            GROUP BY host, vm, target, direction
+            WHERE {grain:String} = 'source' AND notEmpty(raw_sources)
+              AND has(raw_sources, cityHash64(host, vm, target, direction))
         )
     ),
-    scored AS (
-        -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n).
-        SELECT *, if(latency_n < 1000, max_ns, least(greatest(p99_raw_ns, min_ns), max_ns)) AS p99_ns
-        FROM ranked
+    sources AS (
+        -- grain source: the source's counters over the window, and its p99 by the rank rule below over its
+        -- merged buckets, sorted by bucket and, within a bucket, subtractions first (a running sum then
+        -- crosses a rank only at a bucket whose net count crosses it).
+        SELECT host, vm, target, direction, intervals, latency_n, mean_ns, min_ns, max_ns, iops,
+               buckets[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))] AS p99_index,
+               if(latency_n < 1000, max_ns, least(greatest((bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)), min_ns), max_ns)) AS p99_ns
+        FROM (
+            SELECT host, vm, target, direction, countIf(is_sample) AS intervals,
+                   if(sumIf(latency_count, is_sample) > 0, sumIf(latency_sum_ns, is_sample) / sumIf(latency_count, is_sample), NULL) AS mean_ns,
+                   minIf(latency_min_ns, is_sample AND latency_count > 0) AS min_ns, maxIf(latency_max_ns, is_sample) AS max_ns,
+                   sumIf(ops, is_sample) * 1000 / greatest(sumIf(interval_ms, is_sample), 1) AS iops,
+                   arraySort(groupArrayArray(bucket)) AS buckets,
+                   arraySort((c, b) -> bitShiftLeft(toUInt32(b), 1) + (c > 0), groupArrayArray(count), groupArrayArray(bucket)) AS counts,
+                   toUInt64(arraySum(counts)) AS latency_n
+            FROM source_parts
+            GROUP BY host, vm, target, direction
+            HAVING intervals > 0   -- a source with samples in the window, as before
+        )
+    ),
+    (
+        -- grain interval: the top N samples, once (a scalar is computed once, a CTE once per use). Their p99
+        -- -- by the rank rule of ioscale.histogram and quantileExactWeighted: the first bucket whose running
+        -- count reaches ceil(0.99 x N); indexes grow with latency, so that bucket's representative is the answer
+        -- -- from each row's own buckets, computed for every row only when ranking by it (else for the rows
+        -- shown, see shown; a per-row aggregate state would cost ~5x more).
+        SELECT groupArray((host, vm, target, direction, ts, latency_n, mean_ns, latency_max_ns, latency_min_ns, p99_ns,
+                           ops * 1000 / greatest(interval_ms, 1), score, buckets_from))
+        FROM (
+            SELECT host, vm, target, direction, ts, interval_ms, ops, latency_min_ns, latency_max_ns,
+                   -- Where a row shown reads its buckets when not ranked by p99: the time-ordered copy (1),
+                   -- io_samples itself for raw_sources (2: whose odd sample may be this one), none without
+                   -- buckets (0).
+                   multiIf({rank_by:String} = 'p99' OR latency_hist_scheme != 1, 0,
+                           has(raw_sources, cityHash64(host, vm, target, direction)), 2, 1) AS buckets_from,
+                   if({rank_by:String} = 'p99', if(latency_hist_scheme = 1, arraySum(latency_bucket_count), 0), 0) AS latency_n,
+                   if({rank_by:String} = 'p99', latency_bucket_index[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(latency_bucket_count))], 0) AS p99_index,
+                   if(latency_n < 1000, latency_max_ns, least(greatest((bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)), latency_min_ns), latency_max_ns)) AS p99_ns,
+                   if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
+                   multiIf({rank_by:String} = 'p99', toFloat64(p99_ns), {rank_by:String} = 'mean', mean_ns,
+                           toFloat64(latency_max_ns)) AS score
+            FROM window_samples
+            WHERE {grain:String} = 'interval'
+            ORDER BY score DESC, host, vm, target, direction, ts
+            LIMIT {limit:UInt32}
+        )
+    ) AS top_intervals,
+    shown AS (
+        -- grain interval ranked by max or mean: the rows shown, their buckets read by primary key -- in the
+        -- time-ordered copy (small granules; its Map keeps io_samples' bucket order), or io_samples itself.
+        SELECT host, vm, target, direction, ts,
+               arraySum(mapValues(hist)) AS latency_n,
+               mapKeys(hist)[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(mapValues(hist)))] AS p99_index,
+               (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns
+        FROM ioscale.io_samples_hist_by_ts FINAL
+        PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
+          AND has(arrayMap(t -> t.5, arrayFilter(t -> t.13 = 1, top_intervals)), ts)
+        WHERE has(arrayMap(t -> (t.1, t.2, t.3, t.4, t.5), arrayFilter(t -> t.13 = 1, top_intervals)),
+                  (host, vm, target, direction, ts))
+        UNION ALL
+        SELECT host, vm, target, direction, ts,
+               if(latency_hist_scheme = 1, arraySum(latency_bucket_count), 0) AS latency_n,
+               latency_bucket_index[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(latency_bucket_count))] AS p99_index,
+               (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns
+        FROM ioscale.io_samples FINAL
+        PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
+          AND has(arrayMap(t -> t.1, arrayFilter(t -> t.13 = 2, top_intervals)), host)
+        WHERE has(arrayMap(t -> (t.1, t.2, t.3, t.4, t.5), arrayFilter(t -> t.13 = 2, top_intervals)),
+                  (host, vm, target, direction, ts))
+    ),
+    top_sources AS (
+        SELECT *, multiIf({rank_by:String} = 'p99', toFloat64(p99_ns), {rank_by:String} = 'mean', mean_ns,
+                          toFloat64(max_ns)) AS score
+        FROM sources
+        WHERE {grain:String} = 'source'
+        ORDER BY score DESC, host, vm, target, direction
+        LIMIT {limit:UInt32}
     )
-SELECT
-    row_number() OVER (ORDER BY score DESC, host, vm, target, direction, interval_start) AS rank,
-    host, vm, target, direction, interval_start, intervals, latency_n,
-    round(mean_ns / 1e3, 3)                                  AS mean_us,
-    round(p99_ns / 1e3, 3)                                   AS p99_us,
-    round(max_ns / 1e3, 3)                                   AS max_us,
-    round(iops, 1)                                           AS iops
-FROM (
-    -- Top-N first, then number them: a window over every interval of the step would sort them all.
-    SELECT *, multiIf({rank_by:String} = 'p99', toFloat64(p99_ns), {rank_by:String} = 'mean', mean_ns,
-                      toFloat64(max_ns)) AS score
-    FROM scored
-    ORDER BY score DESC, host, vm, target, direction, interval_start
-    LIMIT {limit:UInt32}
+SELECT * FROM (
+    SELECT
+        row_number() OVER (ORDER BY t.12 DESC, t.1, t.2, t.3, t.4, t.5) AS rank,
+        t.1 AS host, t.2 AS vm, t.3 AS target, t.4 AS direction, toNullable(t.5) AS interval_start,
+        toUInt64(1) AS intervals,
+        if(s.host IS NULL, t.6, s.latency_n)                                 AS latency_n,
+        round(t.7 / 1e3, 3)                                                  AS mean_us,
+        -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n).
+        round(if(s.host IS NULL, t.10,
+                 if(s.latency_n < 1000, t.8, least(greatest(s.p99_raw_ns, t.9), t.8))) / 1e3, 3) AS p99_us,
+        round(t.8 / 1e3, 3)                                                  AS max_us,
+        round(t.11, 1)                                                       AS iops
+    FROM (SELECT arrayJoin(top_intervals) AS t) AS i
+    LEFT JOIN shown AS s ON s.host = t.1 AND s.vm = t.2 AND s.target = t.3 AND s.direction = t.4 AND s.ts = t.5
+    UNION ALL
+    SELECT
+        row_number() OVER (ORDER BY score DESC, host, vm, target, direction) AS rank,
+        host, vm, target, direction, CAST(NULL, 'Nullable(DateTime64(3, \'UTC\'))') AS interval_start, intervals,
+        latency_n,
+        round(mean_ns / 1e3, 3)                                              AS mean_us,
+        round(p99_ns / 1e3, 3)                                               AS p99_us,
+        round(max_ns / 1e3, 3)                                               AS max_us,
+        round(iops, 1)                                                       AS iops
+    FROM top_sources
 )
 ORDER BY rank
+SETTINGS join_use_nulls = 1

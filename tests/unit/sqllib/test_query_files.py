@@ -18,7 +18,7 @@ REQUIRED = {"scaling_curve", "scaling_curve_raw", "compare_runs", "step_latency_
             "lagging_vms", "saturation_events", "step_latency_outliers", "run_list", "dead_letter_summary"}
 
 #: ReplacingMergeTree tables: every read needs FINAL (at-least-once delivery, re-emitted Flink rows).
-REPLACING = {"io_samples", "cpu_samples", "port_samples", "run_events", "io_samples_1s", "io_samples_10s",
+REPLACING = {"io_samples", "cpu_samples", "port_samples", "run_events", "io_samples_hist_by_ts", "io_samples_1s", "io_samples_10s",
              "io_samples_1m", "io_fleet_1s", "io_fleet_10s", "io_fleet_1m", "cpu_samples_10s", "port_samples_10s",
              "scaling_curves", "usl_fits", "alerts"}
 
@@ -79,13 +79,25 @@ def test_bucket_representatives_use_the_histogram_modules_expression(q: sqllib.N
         assert q.sql[start:start + len(expected)] == expected
 
 
+#: Queries whose histograms come from the per-step sums (migrations 0040-0045) minus the samples outside the window.
+SUMMED = ("step_latency_five_nines", "scaling_curve_raw", "lagging_vms", "step_latency_histogram", "step_latency_outliers")
+#: The raw samples' buckets, as every query merged them before the sums existed (scheme 1 only).
+RAW_BUCKETS = "mapFromArrays(latency_bucket_index, latency_bucket_count)"
+
+
 def test_percentile_queries_merge_buckets_and_apply_the_sample_rule() -> None:
     rep = histogram.sql_representative_expr("i")
-    for name in ("step_latency_five_nines", "scaling_curve_raw", "lagging_vms"):
+    for name in ("step_latency_five_nines", "scaling_curve_raw"):
         sql = BY_NAME[name].sql
-        assert "sumMapIf(mapFromArrays(s.latency_bucket_index, s.latency_bucket_count)" in sql
-        assert "quantilesExactWeighted" in sql or "quantileExactWeighted" in sql
+        assert "quantilesExactWeighted" in sql
         assert f"arrayMap(i -> {rep}, mapKeys(hist))" in sql
+        assert "least(greatest(" in sql, "clamp to the exact [min, max]"
+    # lagging_vms and step_latency_outliers (grain source) apply quantileExactWeighted's rank rule to sorted
+    # buckets themselves: the first bucket whose running count reaches ceil(0.99 x N).
+    for name in ("lagging_vms", "step_latency_outliers"):
+        sql = BY_NAME[name].sql
+        assert "arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(" in sql
+        assert histogram.sql_representative_expr("p99_index") in sql
         assert "least(greatest(" in sql, "clamp to the exact [min, max]"
     five = BY_NAME["step_latency_five_nines"].sql
     assert "[0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999] AS levels" in five
@@ -97,6 +109,21 @@ def test_percentile_queries_merge_buckets_and_apply_the_sample_rule() -> None:
     assert "l.latency_n < 1000000" in BY_NAME["scaling_curve_raw"].sql
     assert "latency_n < 1000," in BY_NAME["lagging_vms"].sql
     assert "latency_n < 1000," in BY_NAME["step_latency_outliers"].sql
+
+
+@pytest.mark.parametrize("name", SUMMED)
+def test_summed_histograms_keep_the_raw_path_for_duplicates_and_live_steps(name: str) -> None:
+    # A sum counts a redelivered sample twice: every query reading io_samples_hist_sums checks the duplicate
+    # rule (samples > distinct timestamps) and merges those samples, and unended steps, from io_samples FINAL.
+    sql = BY_NAME[name].sql
+    assert "ioscale.io_samples_hist_sums" in sql
+    assert "samples != bitmapCardinality(sample_ts)" in sql
+    assert re.search(r"FROM ioscale\.io_samples( AS s)? FINAL", sql)
+    assert RAW_BUCKETS in sql and "latency_hist_scheme = 1" in sql
+    assert "mapSubtract(" in sql or "-toInt64(c)" in sql, "the samples outside the window are subtracted"
+    assert "ioscale.io_samples_hist_by_ts FINAL" in sql
+    # Outside the window means outside STEP_ENDED's start..end, the same bounds the counters use.
+    assert "measured_end" in sql
 
 
 def test_port_capacity_rule_matches_the_flink_job() -> None:
