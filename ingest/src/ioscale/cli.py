@@ -148,7 +148,40 @@ def _cmd_import(args: argparse.Namespace) -> int:
         producer.flush()
         dlq.flush(30)
         print(summary + "; sent " + ", ".join(f"{n} to {t}" for t, n in counts.items()))
+        if result.io_samples and args.analyze:
+            _analyze(result.run_id, wait_for_samples=len(result.io_samples))
+        elif result.io_samples:
+            print(f"to analyse it in Flink (scaling curve, saturation, alerts): ioscale analyze {result.run_id}")
     return ExitStatus.BAD_INPUT if result.has_errors else ExitStatus.OK
+
+
+def _analyze(run_id: str, wait_for_samples: int = 0, timeout_s: float = 1800.0) -> None:
+    import time
+
+    from ioscale.replay import analyze
+    from ioscale.stack.clickhouse import client
+    from ioscale.stack.component import StackContext
+    from ioscale.stack.flink import FlinkComponent
+    from ioscale.stack.progress import Progress
+    from ioscale.stack.settings import StackSettings, load_secrets
+
+    settings = StackSettings.from_env()
+    secrets = load_secrets(settings)
+    flink = FlinkComponent(StackContext(settings, secrets, Progress()))
+    with client(settings, secrets, "reader") as ch:
+        deadline = time.monotonic() + 120
+        while wait_for_samples and time.monotonic() < deadline and ch.query(  # the Kafka engine inserts in batches
+                "SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
+                parameters={"r": run_id}).result_rows[0][0] < wait_for_samples:
+            time.sleep(1)
+        analyze(flink, ch, run_id, timeout_s)
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    for run_id in args.run_ids:
+        _analyze(run_id, timeout_s=args.timeout_s)
+        print(f"results: ioscale sql scaling_curve -p run_id={run_id}; ioscale sql saturation_events -p run_id={run_id}")
+    return 0
 
 
 def _cmd_admin(args: argparse.Namespace) -> int:
@@ -257,6 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--run-id", help="run id (default: derived from the files' content)")
     imp.add_argument("--start-ms", type=int, help="start time (epoch ms) for files that carry none")
     imp.add_argument("--dry-run", action="store_true", help="parse and report only, send nothing")
+    imp.add_argument("--analyze", action="store_true",
+                     help="then analyse the run in Flink (scaling curve, saturation, alerts): see `ioscale analyze`")
     _add_endpoint_args(imp)
     imp.set_defaults(func=_cmd_import)
 
@@ -319,6 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
     adm.add_argument("--superset-bundle-out", help="write the rendered dashboard bundle (zip) here")
     adm.add_argument("--superset-clickhouse-host", help="ClickHouse host name as Superset reaches it")
     adm.set_defaults(func=_cmd_admin)
+
+    an = sub.add_parser("analyze", help="analyse runs the live Flink job could not (imported or replayed after "
+                                        "the fact): a bounded replay of the run through the same job")
+    an.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="see `ioscale sql run_list`")
+    an.add_argument("--timeout-s", type=float, default=1800.0, help="longest wait for the replay (default 1800)")
+    an.set_defaults(func=_cmd_analyze)
 
     cfg = sub.add_parser("config", help="show or change the analytics job's settings (QoS objectives, saturation "
                                         "thresholds, lateness); `stack up` applies them")

@@ -188,20 +188,155 @@ def test_job_states_reports_the_newest_of_ended_runs():
     assert job_states({"jobs": []}) == {}
 
 
+def _overview(**states: str) -> dict:
+    return {"jobs": [{"name": n, "jid": f"id-{n}", "state": st, "start-time": 1} for n, st in states.items()]}
+
+
+def _current_jar(c, monkeypatch, tmp_path) -> Path:
+    jar = tmp_path / "ioscale-stream-jobs.jar"
+    jar.write_bytes(b"PK current")
+    monkeypatch.setattr(FlinkComponent, "job_jar", property(lambda self: jar))
+    monkeypatch.setattr(flink, "jar_is_stale", lambda jar, project: False)
+    return jar
+
+
 def test_configure_submits_only_jobs_that_are_not_active(tmp_path, monkeypatch):
     c = _component(tmp_path)
+    _current_jar(c, monkeypatch, tmp_path)
     calls: list[str] = []
     monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
     monkeypatch.setattr(c, "submit", lambda job: calls.append(job.name))
 
-    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "RUNNING", "ioscale-analytics": "RUNNING"})
+    overview = _overview(**{"ioscale-sample-monitor": "RUNNING", "ioscale-analytics": "RUNNING"})
+    monkeypatch.setattr(c, "_rest", lambda method, path, **kw: overview)
     c.configure()
     assert calls == []  # running jobs: neither Maven nor a submission
 
-    monkeypatch.setattr(c, "jobs", lambda: {"ioscale-sample-monitor": "FAILED", "ioscale-analytics": "RUNNING",
-                                            "other": "RUNNING"})
+    overview = _overview(**{"ioscale-sample-monitor": "FAILED", "ioscale-analytics": "RUNNING", "other": "RUNNING"})
     c.configure()
     assert calls == ["build", "ioscale-sample-monitor"]
+
+
+def _job_and_record(tmp_path, **record):
+    job = StreamJob("a", "E", ("--slo", "p99 < 1 ms", "--x", "1"))
+    base = {"job_id": "j1", "program_args": list(job.program_args), "jar_sha256": "abc"}
+    return job, {**base, **record}
+
+
+def test_a_current_deployment_is_left_running(tmp_path):
+    job, record = _job_and_record(tmp_path)
+    assert flink.redeploy_reasons(record, "j1", job, sources_changed=False, jar_sha256="abc") == []
+
+
+def test_changed_sources_a_rebuilt_jar_or_changed_arguments_redeploy(tmp_path):
+    job, record = _job_and_record(tmp_path)
+    assert flink.redeploy_reasons(record, "j1", job, True, None) == ["stream-jobs sources changed"]
+    assert flink.redeploy_reasons(record, "j1", job, False, "def") == ["the job jar was rebuilt"]
+    _, old = _job_and_record(tmp_path, program_args=["--slo", "p99 < 10 ms", "--x", "1"])
+    assert flink.redeploy_reasons(old, "j1", job, False, "abc") == ["arguments changed: slo"]
+    _, old = _job_and_record(tmp_path, program_args=["--x", "1"])  # a setting added to analytics.conf
+    assert flink.redeploy_reasons(old, "j1", job, False, "abc") == ["arguments changed: slo"]
+
+
+def test_a_job_without_a_record_is_redeployed_only_for_changed_sources(tmp_path):
+    job, record = _job_and_record(tmp_path, program_args=["--other"], jar_sha256="zzz")
+    assert flink.redeploy_reasons(None, "j1", job, False, "abc") == []
+    assert flink.redeploy_reasons(None, "j1", job, True, None) == ["stream-jobs sources changed"]
+    assert flink.redeploy_reasons(record, "j2", job, False, "abc") == []  # our record is of an older run
+    assert flink.redeploy_reasons(record, "j2", job, True, None) == ["stream-jobs sources changed"]
+
+
+def test_configure_redeploys_a_running_job_whose_settings_changed(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    jar = _current_jar(c, monkeypatch, tmp_path)
+    jobs = {j.name: j for j in flink.stream_jobs(c.settings)}
+    for name in jobs:  # both were submitted by us, with the jar on disk
+        c._record_deployment(jobs[name], f"id-{name}")
+    calls: list = []
+    monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
+    monkeypatch.setattr(c, "redeploy", lambda job, job_id, reasons: calls.append((job.name, job_id, reasons)))
+    monkeypatch.setattr(c, "submit", lambda job: calls.append(job.name))
+    overview = _overview(**{name: "RUNNING" for name in jobs})
+    monkeypatch.setattr(c, "_rest", lambda method, path, **kw: overview)
+    c.configure()
+    assert calls == []
+
+    from ioscale.stack import analytics_config
+    analytics_config.save(c.settings.home, {"slo": "p99.999 < 2 ms"})
+    c.configure()
+    assert calls == ["build", ("ioscale-analytics", "id-ioscale-analytics", ["arguments changed: slo"])]
+
+    calls.clear()
+    jar.write_bytes(b"PK rebuilt by mvn package")  # e.g. a developer's build: both runs are out of date
+    c.configure()
+    assert [x[0] for x in calls[1:]] == ["ioscale-sample-monitor", "ioscale-analytics"]
+    assert calls[1][2] == ["the job jar was rebuilt"]
+
+
+def _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok: bool):
+    sp_dir = c.data / "savepoints" / "a"
+    old_sp = sp_dir / "savepoint-old"
+    old_sp.mkdir(parents=True)
+    new_sp = sp_dir / "savepoint-new"
+    calls: list = []
+    submitted: list = []
+
+    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+        calls.append((method, path, kw.get("json")))
+        if path == "/jobs/j1/stop":
+            return {"request-id": "t1"}
+        if path == "/jobs/j1/savepoints/t1":
+            if not savepoint_ok:
+                return {"status": {"id": "COMPLETED"},
+                        "operation": {"failure-cause": {"stack-trace": "CheckpointException: task not ready\n..."}}}
+            new_sp.mkdir()
+            return {"status": {"id": "COMPLETED"}, "operation": {"location": "file:" + str(new_sp)}}
+        if path == "/jobs/j1":
+            return {"state": "FINISHED" if savepoint_ok else "CANCELED"}
+        return None
+
+    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(flink.time, "sleep", lambda s: None)
+    monkeypatch.setattr(c, "submit", lambda job, restore=None: submitted.append(restore) or "j2")
+    return calls, submitted, old_sp, new_sp
+
+
+def test_redeploy_stops_with_a_savepoint_and_restores_it(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    calls, submitted, old_sp, new_sp = _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok=True)
+    assert c.redeploy(StreamJob("a", "E", ()), "j1", ["arguments changed: slo"]) == "j2"
+    assert calls[0] == ("POST", "/jobs/j1/stop", {"targetDirectory": (c.data / "savepoints" / "a").as_uri(),
+                                                  "drain": False})
+    assert submitted == [new_sp]
+    assert new_sp.exists() and not old_sp.exists()  # the restored savepoint supersedes older ones
+
+
+def test_redeploy_cancels_and_restores_the_checkpoint_when_the_savepoint_fails(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    calls, submitted, old_sp, _ = _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok=False)
+    assert c.redeploy(StreamJob("a", "E", ()), "j1", ["the job jar was rebuilt"]) == "j2"
+    assert ("PATCH", "/jobs/j1?mode=cancel", None) in calls
+    assert submitted == [None]  # submit falls back to the newest retained checkpoint
+    assert old_sp.exists()
+
+
+def test_submit_records_what_it_deployed_for_the_stack_jobs_only(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    _fake_cluster(c, monkeypatch, tmp_path, ["RUNNING", "RUNNING"])
+    job = StreamJob("ioscale-analytics", "E", ("--x", "1"))
+    c.submit(job)
+    record = c._deployment("ioscale-analytics")
+    assert record == {"job_id": "j1", "program_args": ["--x", "1"], "jar_sha256": flink.file_sha256(c.job_jar)}
+    c.submit(StreamJob("ioscale-replay-r1", "E", ()))  # a one-off (ioscale analyze) leaves no record
+    assert c._deployment("ioscale-replay-r1") is None
+
+
+def test_analytics_settings_reach_the_job_arguments(tmp_path):
+    from ioscale.stack import analytics_config
+    s = _settings(tmp_path)
+    analytics_config.save(s.home, {"saturation": "port-utilization-pct=90", "slo": "p99.999 < 2 ms"})
+    job = {j.name: j for j in flink.stream_jobs(s)}["ioscale-analytics"]
+    assert job.program_args[-4:] == ("--slo", "p99.999 < 2 ms", "--saturation", "port-utilization-pct=90")
 
 
 def test_stream_jobs_point_at_the_stack_kafka(tmp_path):
@@ -299,6 +434,8 @@ def test_submit_starts_fresh_when_the_restore_fails(tmp_path, monkeypatch):
     bodies = _fake_cluster(c, monkeypatch, tmp_path, ["FAILED", "RUNNING"])
     assert c.submit(StreamJob("a", "E", (), checkpoint_dir=root)) == "j2"
     assert "savepointPath" in bodies[0] and "savepointPath" not in bodies[1]
+    # the checkpoint that could not be restored goes, or every later `up` would try it again
+    assert not (root / "previous").exists()
 
 
 def test_submit_replaces_old_uploads_and_runs_the_entry_class(tmp_path, monkeypatch):

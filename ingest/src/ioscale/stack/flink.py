@@ -16,8 +16,12 @@ Where things live (``<home>`` is ``StackSettings.home``):
 
 Jobs: ``configure()`` builds ``stream-jobs/target/ioscale-stream-jobs.jar`` when a source (or a schema in
 ``schema/``, which the jar carries) is newer than the jar and submits each job over the REST API unless a
-job of that name is already active. The cluster has no HA store, so a restarted JobManager has no jobs and
-``up`` submits them again:
+job of that name is already active. An active job is redeployed when what it runs is out of date: the
+stream-jobs sources changed, the jar was rebuilt since it was submitted, or its arguments changed (the analytics
+settings in ``<home>/analytics.conf``, see ``analytics_config``). A redeploy stops the job with a savepoint and
+submits the new one restoring it, so no window or offset is lost. What each job was submitted with is recorded
+in ``<home>/data/flink/deployed/<job>.json``; for a job without a record only changed sources count.
+The cluster has no HA store, so a restarted JobManager has no jobs and ``up`` submits them again:
 
 - ``ioscale-sample-monitor`` resumes from the Kafka offsets committed by its last checkpoint (it keeps no
   state worth restoring);
@@ -34,6 +38,8 @@ REST API shows.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import stat
 import string
@@ -42,6 +48,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import requests
 
@@ -62,6 +69,8 @@ JOB_JAR_NAME = "ioscale-stream-jobs.jar"
 #: Under data/flink: runtime-only files (blob caches, io.tmp.dirs spill files, web uploads).
 RUNTIME_CACHE_DIRS = ("tmp", "blobs", "web")
 REST_TIMEOUT_S = 10.0
+#: A stop-with-savepoint writes the whole window state; it waits for the running checkpoint, if any.
+SAVEPOINT_TIMEOUT_S = 180.0
 #: Upload and job submission run the job's main() in the JobManager: allow more than a plain GET.
 SUBMIT_TIMEOUT_S = 120.0
 
@@ -193,6 +202,46 @@ def job_states(overview: dict[str, Any]) -> dict[str, str]:
 
 def should_submit(states: dict[str, str], job_name: str) -> bool:
     return states.get(job_name) not in ACTIVE_JOB_STATES
+
+
+def active_job_ids(overview: dict[str, Any]) -> dict[str, str]:
+    """Job name -> id of its active run, from ``GET /jobs/overview`` (names without one are absent)."""
+    active = [j for j in overview.get("jobs", []) if j.get("state") in ACTIVE_JOB_STATES]
+    return {j["name"]: j["jid"] for j in sorted(active, key=lambda j: j.get("start-time", 0))}
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def redeploy_reasons(record: dict[str, Any] | None, job_id: str, job: StreamJob, sources_changed: bool,
+                     jar_sha256: str | None) -> list[str]:
+    """Why the active run ``job_id`` of ``job`` is out of date (empty: it is current, or not ours to judge).
+
+    ``record`` is what ``submit`` wrote when it started a run. Without one for this run (an older ioscale
+    submitted it, or someone by hand) its jar and arguments are unknown: only changed sources count.
+    """
+    if record is None or record.get("job_id") != job_id:
+        return ["stream-jobs sources changed"] if sources_changed else []
+    reasons = []
+    if sources_changed:
+        reasons.append("stream-jobs sources changed")
+    elif jar_sha256 is not None and record.get("jar_sha256") != jar_sha256:
+        reasons.append("the job jar was rebuilt")
+    old, new = record.get("program_args", []), list(job.program_args)
+    if old != new:
+        changed = sorted({a for a in old + new if a.startswith("--")
+                          and _arg_value(old, a) != _arg_value(new, a)})
+        reasons.append("arguments changed: " + ", ".join(a.removeprefix("--") for a in changed))
+    return reasons
+
+
+def _arg_value(args: list[str], flag: str) -> str | None:
+    return args[args.index(flag) + 1] if flag in args and args.index(flag) + 1 < len(args) else None
 
 
 class FlinkComponent(Component):
@@ -346,6 +395,9 @@ class FlinkComponent(Component):
         """Job name -> state (an active job wins over older runs of the same name)."""
         return job_states(self._rest("GET", "/jobs/overview"))
 
+    def job_state(self, job_id: str) -> str:
+        return self._rest("GET", f"/jobs/{job_id}").get("state", "UNKNOWN")
+
     # -- readiness ---------------------------------------------------------------------------------
     def wait_ready(self, timeout_s: float) -> None:
         self.wait_for("a TaskManager registered with the JobManager (REST /overview)",
@@ -353,16 +405,94 @@ class FlinkComponent(Component):
 
     # -- configure: build and submit jobs ----------------------------------------------------------
     def configure(self) -> None:
-        states = self.jobs()
-        to_submit = [job for job in stream_jobs(self.settings) if should_submit(states, job.name)]
-        for job in stream_jobs(self.settings):
-            if job not in to_submit:
+        overview = self._rest("GET", "/jobs/overview")
+        states, ids = job_states(overview), active_job_ids(overview)
+        wanted = stream_jobs(self.settings)
+        to_submit = [job for job in wanted if should_submit(states, job.name)]
+        sources_changed = jar_is_stale(self.job_jar, self.jobs_project)
+        jar_sha = file_sha256(self.job_jar) if not sources_changed else None
+        to_redeploy: list[tuple[StreamJob, str, list[str]]] = []
+        for job in wanted:
+            if job in to_submit:
+                continue
+            reasons = redeploy_reasons(self._deployment(job.name), ids.get(job.name, ""), job, sources_changed,
+                                       jar_sha)
+            if reasons:
+                to_redeploy.append((job, ids[job.name], reasons))
+            else:
                 self.ui.done(f"{self.name}: job {job.name} already {states[job.name]}")
-        if to_submit:
-            # Only now: a running job keeps its jar, so `up` on a running stack never waits for Maven.
+        if to_submit or to_redeploy:
+            # Only now: a job that is current keeps its jar, so `up` on a running stack never waits for Maven.
             self.build_job_jar()
         for job in to_submit:
             self.submit(job)
+        for job, job_id, reasons in to_redeploy:
+            self.redeploy(job, job_id, reasons)
+
+    # -- redeploy: stop with a savepoint, resubmit restoring it -----------------------------------------
+    def _deployment_file(self, job_name: str) -> Path:
+        return self.data / "deployed" / f"{job_name}.json"
+
+    def _deployment(self, job_name: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(self._deployment_file(job_name).read_text())
+        except (FileNotFoundError, ValueError):
+            return None
+
+    def _record_deployment(self, job: StreamJob, job_id: str) -> None:
+        path = self._deployment_file(job.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, json.dumps({"job_id": job_id, "program_args": list(job.program_args),
+                                        "jar_sha256": file_sha256(self.job_jar)}, indent=1))
+
+    def redeploy(self, job: StreamJob, job_id: str, reasons: list[str]) -> str:
+        """Replace the active run ``job_id`` of ``job``: stop it with a savepoint, submit the new jar and
+        arguments restoring that savepoint. If the savepoint fails, the run is cancelled and the new one
+        restores the newest retained checkpoint instead (``submit``'s default)."""
+        self.ui.step(f"{self.name}: redeploying {job.name} ({'; '.join(reasons)})")
+        try:
+            savepoint = self.stop_with_savepoint(job_id, self.data / "savepoints" / job.name)
+        except StackError as e:
+            self.ui.warn(f"{self.name}: {job.name} could not stop with a savepoint ({e}); cancelling it "
+                         "and restoring its newest checkpoint")
+            self._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
+            self._wait_job_ended(job_id)
+            savepoint = None
+        new_id = self.submit(job, restore=savepoint)
+        if savepoint is not None:  # older savepoints of this job are superseded by the run restoring this one
+            for old in savepoint.parent.glob("savepoint-*"):
+                if old != savepoint:
+                    shutil.rmtree(old, ignore_errors=True)
+        return new_id
+
+    def stop_with_savepoint(self, job_id: str, directory: Path) -> Path:
+        """Stop ``job_id`` after a savepoint into ``directory`` (``POST /jobs/<id>/stop``); the savepoint's path."""
+        directory.mkdir(parents=True, exist_ok=True)
+        trigger = self._rest("POST", f"/jobs/{job_id}/stop",
+                             json={"targetDirectory": directory.as_uri(), "drain": False})["request-id"]
+        deadline = time.monotonic() + SAVEPOINT_TIMEOUT_S
+        while time.monotonic() < deadline:
+            status = self._rest("GET", f"/jobs/{job_id}/savepoints/{trigger}")
+            if status.get("status", {}).get("id") == "COMPLETED":
+                operation = status.get("operation") or {}
+                if "location" not in operation:
+                    cause = (operation.get("failure-cause") or {}).get("stack-trace", "").strip().splitlines()
+                    raise StackError(self.name, f"savepoint of job {job_id} failed: {cause[0] if cause else '?'}",
+                                     str(self._flink_log("standalonesession")))
+                self._wait_job_ended(job_id)
+                return Path(unquote(urlparse(operation["location"]).path))  # file:/... or file:///...
+            time.sleep(0.5)
+        raise StackError(self.name, f"savepoint of job {job_id} did not complete in {SAVEPOINT_TIMEOUT_S:.0f} s",
+                         str(self._flink_log("standalonesession")))
+
+    def _wait_job_ended(self, job_id: str, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._rest("GET", f"/jobs/{job_id}").get("state") in ("FINISHED", "CANCELED", "FAILED"):
+                return
+            time.sleep(0.5)
+        raise StackError(self.name, f"job {job_id} did not end within {timeout_s:.0f} s",
+                         str(self._flink_log("standalonesession")))
 
     def build_job_jar(self) -> None:
         if not jar_is_stale(self.job_jar, self.jobs_project):
@@ -383,11 +513,12 @@ class FlinkComponent(Component):
         if not self.job_jar.exists():
             raise StackError(self.name, f"the build finished but {self.job_jar} is missing", str(self.build_log))
 
-    def submit(self, job: StreamJob, running_timeout_s: float = 90.0) -> str:
+    def submit(self, job: StreamJob, running_timeout_s: float = 90.0, restore: Path | None = None) -> str:
         """Upload the jar (replacing earlier uploads of it) and run ``job``; wait until it is RUNNING.
 
-        A job with a checkpoint directory is restored from its newest complete checkpoint; if that fails, it
-        is started fresh (from its committed Kafka offsets) with a warning rather than not at all.
+        The run restores ``restore`` (a savepoint) if given, else, for a job with a checkpoint directory, its
+        newest complete checkpoint; if the restore fails, it is started fresh (from its committed Kafka
+        offsets) with a warning rather than not at all.
         """
         t0 = time.monotonic()
         self.ui.step(f"{self.name}: submitting {job.name}")
@@ -398,7 +529,8 @@ class FlinkComponent(Component):
             uploaded = self._rest("POST", "/jars/upload", timeout_s=SUBMIT_TIMEOUT_S,
                                   files={"jarfile": (JOB_JAR_NAME, f, "application/x-java-archive")})
         jar_id = Path(uploaded["filename"]).name
-        restore = latest_checkpoint(job.checkpoint_dir)
+        restore = restore or latest_checkpoint(job.checkpoint_dir)
+        restored = restore  # what the running job actually came from
         if restore is not None:
             try:
                 job_id = self._run(job, jar_id, restore, running_timeout_s)
@@ -406,14 +538,19 @@ class FlinkComponent(Component):
                 self.ui.warn(f"{self.name}: {job.name} did not restore from {restore} ({e}); "
                              "starting it fresh from its committed Kafka offsets")
                 job_id = self._run(job, jar_id, None, running_timeout_s)
+                restored = None
         else:
             job_id = self._run(job, jar_id, None, running_timeout_s)
         if job.checkpoint_dir is not None:
-            # Older runs' checkpoints are superseded once the new run is up (its own go to <dir>/<job id>).
-            keep = {job_id} | ({restore.parent.name} if restore is not None else set())
+            # Older runs' checkpoints are superseded once the new run is up (its own go to <dir>/<job id>); the one
+            # it restored stays until the new run has checkpointed. One that failed to restore goes now, or every
+            # later `up` would try it again.
+            keep = {job_id} | ({restored.parent.name} if restored is not None else set())
             for stale in stale_checkpoint_dirs(job.checkpoint_dir, keep):
                 shutil.rmtree(stale, ignore_errors=True)
-        how = f" from {restore.parent.name}/{restore.name}" if restore is not None else ""
+        if job.name in {j.name for j in stream_jobs(self.settings)}:  # not one-off jobs (ioscale analyze)
+            self._record_deployment(job, job_id)
+        how = f" from {restored.parent.name}/{restored.name}" if restored is not None else ""
         self.ui.done(f"{self.name}: {job.name} RUNNING as {job_id}{how} ({time.monotonic() - t0:.1f}s)")
         return job_id
 
