@@ -42,7 +42,7 @@ def test_rendered_config_binds_everything_to_loopback_on_the_flink_port(tmp_path
 def test_rendered_config_sizes_one_taskmanager_with_four_slots(tmp_path):
     conf = yaml.safe_load(render_config(TEMPLATE, _settings(tmp_path), tmp_path / "data", 6123))
     assert conf["jobmanager.memory.process.size"] == "1024m"
-    assert conf["taskmanager.memory.process.size"] == "1280m"
+    assert conf["taskmanager.memory.process.size"] == "2048m"
     assert conf["taskmanager.numberOfTaskSlots"] == 4
     assert "--add-opens=java.base/java.util=ALL-UNNAMED" in conf["env.java.opts.all"]  # Java 17
 
