@@ -68,8 +68,7 @@ def _cmd_config(args: argparse.Namespace) -> int:
         analytics_config.check(key.strip(), value.strip())
         changes[key.strip()] = value.strip()
     for key in args.unset or []:
-        if key not in analytics_config.TUNABLES:
-            raise ConfigError(f"unknown analytics setting {key!r}; known: {', '.join(analytics_config.TUNABLES)}")
+        analytics_config.require_known(key)
         values.pop(key, None)
     if changes or args.unset:
         values.update(changes)

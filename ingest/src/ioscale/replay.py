@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioscale.errors import IoscaleError
-from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent, StreamJob, stream_jobs
+from ioscale.stack.flink import ANALYTICS_JOB, ENDED_JOB_STATES, FlinkComponent, StreamJob, stream_jobs
 from ioscale.stack.settings import StackSettings
 
 #: Read from this long before the run's first record reached ClickHouse: the Kafka engine inserts within
@@ -87,7 +87,7 @@ def analyze(flink: FlinkComponent, ch: Any, run_id: str, timeout_s: float = 1800
     state, last_report = "RUNNING", 0.0
     while time.monotonic() - t0 < timeout_s:
         state = flink.job_state(job_id)
-        if state in ("FINISHED", "FAILED", "CANCELED"):
+        if state in ENDED_JOB_STATES:
             break
         if time.monotonic() - last_report > 10:
             held = result_rows(ch, run_id)
@@ -96,7 +96,7 @@ def analyze(flink: FlinkComponent, ch: Any, run_id: str, timeout_s: float = 1800
             last_report = time.monotonic()
         time.sleep(1)
     if state != "FINISHED":
-        raise IoscaleError(f"the replay job {job.name} ({job_id}) ended {state}" if state in ("FAILED", "CANCELED")
+        raise IoscaleError(f"the replay job {job.name} ({job_id}) ended {state}" if state in ENDED_JOB_STATES
                            else f"the replay job {job.name} ({job_id}) is still {state} after {timeout_s:.0f} s",
                            "see the job's exceptions in the Flink UI (`ioscale stack status` shows its address)")
     held = result_rows(ch, run_id)

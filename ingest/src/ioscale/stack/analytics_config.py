@@ -102,10 +102,14 @@ def config_path(home: Path) -> Path:
     return home / FILE_NAME
 
 
-def check(key: str, value: str) -> None:
-    """Raise ConfigError naming ``key`` when it is unknown or ``value`` is not valid for it."""
+def require_known(key: str) -> None:
     if key not in TUNABLES:
         raise ConfigError(f"unknown analytics setting {key!r}; known: {', '.join(TUNABLES)}")
+
+
+def check(key: str, value: str) -> None:
+    """Raise ConfigError naming ``key`` when it is unknown or ``value`` is not valid for it."""
+    require_known(key)
     try:
         TUNABLES[key].check(value)
     except (ValueError, InvalidOperation) as e:

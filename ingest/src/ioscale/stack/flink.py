@@ -77,6 +77,8 @@ SUBMIT_TIMEOUT_S = 120.0
 #: Job states in which a job of that name counts as deployed: submitting another would run it twice.
 #: CANCELLING and the terminal states (FINISHED, CANCELED, FAILED, SUSPENDED) do not.
 ACTIVE_JOB_STATES = frozenset({"INITIALIZING", "CREATED", "RUNNING", "FAILING", "RESTARTING", "RECONCILING"})
+#: Terminal states of one run of a job.
+ENDED_JOB_STATES = frozenset({"FINISHED", "CANCELED", "FAILED"})
 
 
 ANALYTICS_JOB = "ioscale-analytics"
@@ -488,7 +490,7 @@ class FlinkComponent(Component):
     def _wait_job_ended(self, job_id: str, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self._rest("GET", f"/jobs/{job_id}").get("state") in ("FINISHED", "CANCELED", "FAILED"):
+            if self.job_state(job_id) in ENDED_JOB_STATES:
                 return
             time.sleep(0.5)
         raise StackError(self.name, f"job {job_id} did not end within {timeout_s:.0f} s",
@@ -564,10 +566,10 @@ class FlinkComponent(Component):
         deadline = time.monotonic() + running_timeout_s
         state = "UNKNOWN"
         while time.monotonic() < deadline:
-            state = self._rest("GET", f"/jobs/{job_id}").get("state", "UNKNOWN")
+            state = self.job_state(job_id)
             if state == "RUNNING":
                 return job_id
-            if state in ("FAILED", "CANCELED", "FINISHED"):
+            if state in ENDED_JOB_STATES:
                 break
             time.sleep(0.5)
         root = (self._rest("GET", f"/jobs/{job_id}/exceptions").get("rootException") or "").strip()

@@ -82,6 +82,7 @@ class SupersetBrowser:
         self.base_url = base_url.rstrip("/")
         self._user, self._password, self._executable = user, password, executable
         self._pw = self._ctx = self.page = None
+        self._csrf: str | None = None
 
     def __enter__(self) -> "SupersetBrowser":
         from playwright.sync_api import sync_playwright  # imported here: only browser tests need playwright
@@ -125,7 +126,9 @@ class SupersetBrowser:
         filters initialise, so every chart is queried two or three times; a stored key is read first, once.
         """
         page = self.page
-        csrf = page.request.get(f"{self.base_url}/api/v1/security/csrf_token/").json()["result"]
+        if self._csrf is None:  # one token serves the whole logged-in session
+            self._csrf = page.request.get(f"{self.base_url}/api/v1/security/csrf_token/").json()["result"]
+        csrf = self._csrf
         r = page.request.post(f"{self.base_url}/api/v1/dashboard/{dashboard_id}/filter_state",
                               data=json.dumps({"value": json.dumps(_filter_state(filters))}),
                               headers={"Content-Type": "application/json", "X-CSRFToken": csrf,
