@@ -15,9 +15,11 @@ produced.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +31,9 @@ from ioscale.stack.settings import StackSettings
 #: seconds of a record's produce time, and a producer may have buffered a little before that.
 KAFKA_MARGIN_MS = 120_000
 REPLAY_JOB_PREFIX = "ioscale-replay-"
+#: A replay that neither reads, writes nor inserts anything for this long is stuck (a bounded read of a week of
+#: topics at worst takes minutes, and its counters move all the time).
+STALL_S = 180.0
 
 
 @dataclass(frozen=True)
@@ -74,8 +79,13 @@ def replay_job(settings: StackSettings, span: RunSpan) -> StreamJob:
     return StreamJob(job_name(span.run_id), live.entry_class, tuple(args))
 
 
-def analyze(flink: FlinkComponent, ch: Any, run_id: str, timeout_s: float = 1800.0) -> dict[str, int]:
-    """Run the bounded replay of ``run_id`` to completion; returns what the result tables hold for it."""
+def analyze(flink: FlinkComponent, ch: Any, run_id: str, timeout_s: float = 1800.0,
+            stall_s: float = STALL_S, clock: Callable[[], float] = time.monotonic,
+            sleep: Callable[[float], None] = time.sleep) -> dict[str, int]:
+    """Run the bounded replay of ``run_id`` to completion; returns what the result tables hold for it.
+
+    A job that reads, writes and inserts nothing for ``stall_s`` is cancelled and reported, instead of being
+    waited on until ``timeout_s``."""
     span = run_span(ch, run_id)
     ui = flink.ui
     ui.step(f"analysing {run_id}: {span.io_samples:,} I/O samples, produced from "
@@ -83,18 +93,29 @@ def analyze(flink: FlinkComponent, ch: Any, run_id: str, timeout_s: float = 1800
     flink.build_job_jar()
     job = replay_job(flink.settings, span)
     job_id = flink.submit(job)
-    t0 = time.monotonic()
-    state, last_report = "RUNNING", 0.0
-    while time.monotonic() - t0 < timeout_s:
+    t0 = clock()
+    state, last_report = "RUNNING", -math.inf
+    progress, last_progress_at = None, t0
+    while clock() - t0 < timeout_s:
         state = flink.job_state(job_id)
         if state in ENDED_JOB_STATES:
             break
-        if time.monotonic() - last_report > 10:
+        if clock() - last_report > 10:
             held = result_rows(ch, run_id)
-            ui.step(f"  {time.monotonic() - t0:4.0f} s: {held['io_samples_1s']:,} per-source 1 s rows, "
+            ui.step(f"  {clock() - t0:4.0f} s: {held['io_samples_1s']:,} per-source 1 s rows, "
                     f"{held['scaling_curves']} step rows so far")
-            last_report = time.monotonic()
-        time.sleep(1)
+            last_report = clock()
+            now_progress = (flink.job_records(job_id), held["io_samples_1s"], held["io_fleet_1s"])
+            if now_progress != progress:
+                progress, last_progress_at = now_progress, clock()
+            elif clock() - last_progress_at >= stall_s:
+                flink.cancel(job_id)
+                raise IoscaleError(
+                    f"the replay job {job.name} ({job_id}) made no progress for {stall_s:.0f} s "
+                    f"(no records read or written, no result rows); cancelled it",
+                    "see the job's exceptions and its TaskManager log in the Flink UI (`ioscale stack status`); "
+                    "Kafka must still hold the run's records (they are kept for a week)")
+        sleep(1)
     if state != "FINISHED":
         raise IoscaleError(f"the replay job {job.name} ({job_id}) ended {state}" if state in ENDED_JOB_STATES
                            else f"the replay job {job.name} ({job_id}) is still {state} after {timeout_s:.0f} s",

@@ -33,3 +33,29 @@ def test_listen_ports_come_from_config(tmp_path: Path) -> None:
     cfg = tmp_path / "config.xml"
     cfg.write_text("<clickhouse><http_port>18123</http_port><tcp_port>19000</tcp_port></clickhouse>")
     assert srv.listen_ports(cfg) == {18123, 19000}
+
+
+class _SigInfo:
+    def __init__(self, signo: int):
+        self.si_signo = signo
+
+
+def test_wait_for_stop_ignores_what_a_ptrace_attach_hands_back() -> None:
+    """Regression: py-spy attaching to the server made sigtimedwait return a record with a garbage signal
+    number (-2072547592), and the server shut down (then crashed naming the signal)."""
+    import signal
+
+    returned = iter([None, _SigInfo(-2072547592), _SigInfo(0), None, _SigInfo(signal.SIGTERM)])
+    calls: list[float] = []
+
+    def fake_wait(signals: set, timeout_s: float):
+        calls.append(timeout_s)
+        return next(returned)
+
+    assert srv.wait_for_stop(lambda: True, fake_wait) == signal.SIGTERM
+    assert len(calls) == 5
+
+
+def test_wait_for_stop_returns_none_when_the_engine_ends_by_itself() -> None:
+    alive = iter([True, True, False])
+    assert srv.wait_for_stop(lambda: next(alive), lambda signals, timeout_s: None) is None

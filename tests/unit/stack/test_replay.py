@@ -54,3 +54,55 @@ def test_an_unknown_run_says_how_to_find_one():
     with pytest.raises(IoscaleError, match="no I/O samples of run 'nope'") as e:
         replay.run_span(FakeClickHouse([(0, None, None)]), "nope")
     assert "run_list" in e.value.hint
+
+
+class FakeFlink:
+    """A replay job that stays RUNNING; its record counters move for the first ``moving_polls`` polls only."""
+
+    def __init__(self, settings: StackSettings, moving_polls: int):
+        self.settings = settings
+        self.moving_polls = moving_polls
+        self.polls = 0
+        self.cancelled: list[str] = []
+        self.ui = type("UI", (), {"step": lambda *a: None, "done": lambda *a: None})()
+
+    def build_job_jar(self) -> None:
+        pass
+
+    def submit(self, job) -> str:
+        return "job-1"
+
+    def job_state(self, job_id: str) -> str:
+        return "CANCELED" if self.cancelled else "RUNNING"
+
+    def job_records(self, job_id: str) -> int:
+        self.polls += 1
+        return min(self.polls, self.moving_polls) * 1000
+
+    def cancel(self, job_id: str) -> None:
+        self.cancelled.append(job_id)
+
+
+class RunClickHouse:
+    """run_span's answer, then result_rows' (always the same: nothing inserted)."""
+
+    def query(self, sql, parameters=None):
+        t0 = dt.datetime(2026, 11, 21, 10, 0, 0, tzinfo=dt.timezone.utc)
+        rows = [(10, t0, t0)] if "min(first)" in sql else [(t, 0) for t in ("io_samples_1s", "io_fleet_1s",
+                                                                            "scaling_curves", "alerts")]
+        return type("R", (), {"result_rows": rows})()
+
+
+def test_a_replay_that_stops_making_progress_is_cancelled_and_reported(tmp_path):
+    """Regression: a local `ioscale analyze` once waited on a RUNNING replay that did nothing (until its 30 min
+    timeout). Counters that stop moving for the stall time now cancel it with an error saying where to look."""
+    flink = FakeFlink(_settings(tmp_path), moving_polls=3)
+    now = [0.0]
+    with pytest.raises(IoscaleError, match="made no progress for 180 s") as e:
+        replay.analyze(flink, RunClickHouse(), "r", clock=lambda: now[0],
+                       sleep=lambda s: now.__setitem__(0, now[0] + s))
+    assert flink.cancelled == ["job-1"]
+    # Polls every 11 s (t = 0, 11, 22, ...): the counters last moved at the third (t = 22), so the stall is
+    # called at the first poll 180 s after that, not 180 s after the start.
+    assert 22 + 180 <= now[0] <= 22 + 180 + 11
+    assert "Flink UI" in e.value.hint

@@ -92,7 +92,10 @@ TUNABLES: dict[str, Tunable] = {t.key: t for t in (
             _check_duration),
     Tunable("max-ahead", "records stamped further ahead of the wall clock are counted, not analysed (default 1 min)",
             _check_duration),
-    Tunable("sink-flush-interval", "longest a result row waits before its ClickHouse insert (default 1 s)",
+    Tunable("early-fire-delay", "live rollup rows are emitted this long after their window ends, before the "
+                                "watermark closes it, and updated as late samples arrive; '0 ms' = off (default 200 ms)",
+            _check_duration),
+    Tunable("sink-flush-interval", "longest a result row waits before its ClickHouse insert (default 200 ms)",
             _check_duration),
     Tunable("parallelism", "operator parallelism; 0 = the cluster's default", _check_parallelism),
 )}

@@ -50,6 +50,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
+from typing import Any, Callable
 
 #: Longest the keep-alive query waits per row before it re-checks the stop flag.
 POLL_S = 0.5
@@ -188,6 +189,21 @@ def check() -> int:
     return 0
 
 
+def wait_for_stop(engine_alive: Callable[[], bool],
+                  wait: Callable[[set[signal.Signals], float], Any] = signal.sigtimedwait) -> int | None:
+    """Blocks until a stop signal arrives (its number) or the engine ends by itself (None).
+
+    Anything else ``sigtimedwait`` returns is ignored: a debugger or profiler attaching with ptrace (py-spy,
+    gdb) interrupts the wait and can hand back a record whose signal number is garbage, which once stopped
+    the server as if it had been asked to.
+    """
+    while engine_alive():
+        info = wait(STOP_SIGNALS, 1.0)
+        if info is not None and info.si_signo in STOP_SIGNALS:
+            return info.si_signo
+    return None
+
+
 def serve(config_file: Path) -> int:
     """Run the server until SIGTERM/SIGINT/SIGHUP; exits the process (0 after a clean stop, 1 otherwise)."""
     config_file = config_file.resolve()
@@ -231,12 +247,7 @@ def serve(config_file: Path) -> int:
     log(f"engine {versions()['chdb-core']} loaded in {time.monotonic() - t0:.1f}s; "
         f"serving {path} with {config_file}")
 
-    received: int | None = None
-    while worker.is_alive():
-        info = signal.sigtimedwait(STOP_SIGNALS, 1.0)
-        if info is not None:
-            received = info.si_signo
-            break
+    received = wait_for_stop(worker.is_alive)
 
     if received is None:  # the query ended without being asked to: the listeners are gone
         result = outcome.get("result")

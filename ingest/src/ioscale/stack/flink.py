@@ -400,6 +400,14 @@ class FlinkComponent(Component):
     def job_state(self, job_id: str) -> str:
         return self._rest("GET", f"/jobs/{job_id}").get("state", "UNKNOWN")
 
+    def job_records(self, job_id: str) -> int:
+        """Records the job's tasks have read and written so far, over all its vertices: grows while it works."""
+        vertices = self._rest("GET", f"/jobs/{job_id}").get("vertices", [])
+        return sum(int(v.get("metrics", {}).get(m, 0) or 0) for v in vertices for m in ("read-records", "write-records"))
+
+    def cancel(self, job_id: str) -> None:
+        self._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
+
     # -- readiness ---------------------------------------------------------------------------------
     def wait_ready(self, timeout_s: float) -> None:
         self.wait_for("a TaskManager registered with the JobManager (REST /overview)",

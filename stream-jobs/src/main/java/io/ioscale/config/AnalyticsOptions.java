@@ -41,7 +41,7 @@ public record AnalyticsOptions(
         ClickHouseConfig clickHouse,
         Duration checkpointInterval, Duration outOfOrderness, Duration idleness, Duration allowedLateness,
         StepAnalysisSettings steps, int parallelism, String checkpointDir, boolean startFromEarliest,
-        Duration maxAhead, Replay replay) {
+        Duration maxAhead, Duration earlyFireDelay, Replay replay) {
 
     /**
      * A bounded re-analysis of one run ({@code ioscale analyze}): read every topic from {@code fromMs} (Kafka record
@@ -89,7 +89,7 @@ public record AnalyticsOptions(
     public static final ConfigOption<Integer> SINK_BATCH_ROWS = ConfigOptions.key("sink-batch-rows")
             .intType().defaultValue(5_000).withDescription("Rows per ClickHouse insert at most (per sink writer).");
     public static final ConfigOption<Duration> SINK_FLUSH_INTERVAL = ConfigOptions.key("sink-flush-interval")
-            .durationType().defaultValue(Duration.ofSeconds(1))
+            .durationType().defaultValue(Duration.ofMillis(200))
             .withDescription("Longest a row waits before it is inserted (checkpoints flush as well).");
 
     public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("checkpoint-interval")
@@ -97,6 +97,11 @@ public record AnalyticsOptions(
     public static final ConfigOption<Duration> OUT_OF_ORDERNESS = ConfigOptions.key("out-of-orderness")
             .durationType().defaultValue(Duration.ofSeconds(2))
             .withDescription("Watermark delay behind the largest event time seen, per Kafka partition.");
+    public static final ConfigOption<Duration> EARLY_FIRE_DELAY = ConfigOptions.key("early-fire-delay")
+            .durationType().defaultValue(Duration.ofMillis(200))
+            .withDescription("Rollup windows emit their row this long (wall clock) after they end, before the "
+                    + "watermark closes them, and again as late records arrive (freshness of live runs); 0: off. "
+                    + "Replays fire on the watermark only.");
     public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key("idleness")
             .durationType().defaultValue(Duration.ofSeconds(10))
             .withDescription("A partition without records for this long stops holding the watermark back.");
@@ -155,7 +160,7 @@ public record AnalyticsOptions(
             IO_SAMPLES_TOPIC, RUNS_TOPIC, CPU_SAMPLES_TOPIC, PORT_SAMPLES_TOPIC, ALERTS_TOPIC, DEAD_LETTER_TOPIC,
             CLICKHOUSE_URL, CLICKHOUSE_DATABASE, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_PASSWORD_FILE,
             CLICKHOUSE_PASSWORD_KEY, SINK_BATCH_ROWS, SINK_FLUSH_INTERVAL, CHECKPOINT_INTERVAL, OUT_OF_ORDERNESS,
-            IDLENESS, ALLOWED_LATENESS, STEADY_STATE, SATURATION, SLO, LOAD_AXIS, STEP_RETENTION, PARALLELISM, CHECKPOINT_DIR,
+            EARLY_FIRE_DELAY, IDLENESS, ALLOWED_LATENESS, STEADY_STATE, SATURATION, SLO, LOAD_AXIS, STEP_RETENTION, PARALLELISM, CHECKPOINT_DIR,
             STARTING_OFFSETS, MAX_AHEAD, REPLAY_RUN, REPLAY_FROM_MS, JOB_NAME);
 
     /** Bytes buffered per writer before an insert is forced. */
@@ -209,6 +214,7 @@ public record AnalyticsOptions(
                     conf.get(CHECKPOINT_DIR).trim(),
                     startFromEarliest(conf.get(STARTING_OFFSETS)),
                     positive(MAX_AHEAD, conf.get(MAX_AHEAD)),
+                    nonNegative(EARLY_FIRE_DELAY, conf.get(EARLY_FIRE_DELAY)),
                     replay(conf));
         } catch (IllegalArgumentException e) {
             throw e;

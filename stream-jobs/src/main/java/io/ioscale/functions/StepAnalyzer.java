@@ -52,12 +52,15 @@ import org.apache.flink.util.OutputTag;
  *
  * <h2>When rows are emitted (event time)</h2>
  * <ul>
- *   <li>Live, while a step runs: each time the step has {@code liveEvalEveryS} more seconds, its series so far
- *       goes through {@link SteadyState}; once the steady window is usable, the partial step summary is judged by
+ *   <li>Live, while a step runs: each time the step has {@code liveEvalEveryS} more complete seconds, its
+ *       series so far goes through {@link SteadyState}; once the steady window is usable, the partial step summary is judged by
  *       {@link SaturationDetector} against the completed steps, and its merged histogram by the
  *       {@link io.ioscale.analytics.SloEvaluator}: the first SATURATED verdict and each first breach of an
  *       objective raise a {@code live} {@link Alert}. So a saturated step is flagged seconds after its steady
- *       state begins, not at its end.</li>
+ *       state begins, not at its end. A second is complete, and judged, once the watermark passes its end (an
+ *       event-time timer per second): by then its CPU and port samples, which come on other streams than the
+ *       fleet's rows, are all here too. Judging a fleet second on arrival once raised a live verdict without
+ *       the port evidence that the final verdict had (AnalyticsJobITCase).</li>
  *   <li>Final, when the watermark passes the step's end (STEP_ENDED end_ms, else its ts_ms): the {@link StepRow}
  *       over the steady state, the {@code final} alerts, and a {@link UslFitRow} over the completed steps.</li>
  *   <li>Late fleet seconds of a finished step (within {@code allowedLatenessMs} after its end) re-run the final
@@ -200,7 +203,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         if (step.finalized) {
             finalizeStep(step, ctx, out); // a late second: re-evaluate, the new row replaces the old
         } else {
-            evaluateLive(step, ctx);
+            ctx.timerService().registerEventTimeTimer(second + SECOND_MS - 1); // judged live once complete
         }
     }
 
@@ -239,6 +242,9 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             if (s.endMs != StepInfo.UNKNOWN && !s.closed && s.endMs + settings.allowedLatenessMs() <= timestamp) {
                 closeStep(s);
             }
+            if (!s.finalized && !s.closed) {
+                evaluateLive(s, ctx, timestamp + 1); // every input is complete below the watermark
+            }
         }
         // Retention: drop seconds no step has claimed for retentionMs.
         List<Long> old = new ArrayList<>();
@@ -270,9 +276,10 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
 
     // ------------------------------------------------------------------------------------------- live
 
-    private void evaluateLive(StepInfo step, Context ctx) throws Exception {
+    /** Live verdicts over the step's seconds before {@code completeBeforeMs} (complete in every input). */
+    private void evaluateLive(StepInfo step, Context ctx, long completeBeforeMs) throws Exception {
         long start = step.startMs != StepInfo.UNKNOWN ? step.startMs : firstSecondOf(step.stepIndex);
-        List<SecondAgg> series = series(step.stepIndex, start, Long.MAX_VALUE);
+        List<SecondAgg> series = series(step.stepIndex, start, completeBeforeMs);
         int n = series.size();
         if (n < settings.steadyState().minSteadyS()
                 || (step.liveEvaluatedAt > 0 && n - step.liveEvaluatedAt < settings.liveEvalEveryS())) {

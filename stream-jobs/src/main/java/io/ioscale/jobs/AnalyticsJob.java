@@ -33,6 +33,7 @@ import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
 import io.ioscale.rollups.CpuRollups;
+import io.ioscale.rollups.EarlyFiring;
 import io.ioscale.rollups.FleetPartial;
 import io.ioscale.rollups.GrainRollupOperator;
 import io.ioscale.rollups.IoFleetRollup;
@@ -118,21 +119,35 @@ public final class AnalyticsJob {
      *                             periodically
      * @param sourceParallelism    parallelism of the sources; 0 = the environment's (a generated test source must
      *                             stay at 1, or its splits advance event time unevenly and stall the watermark)
+     * @param earlyFireDelay       rollup windows emit provisional rows this long (wall clock) after they end,
+     *                             before the watermark closes them ({@link EarlyFiring}); zero: off
      */
     public record Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
                            boolean punctuatedWatermarks, StepAnalysisSettings steps, int sourceParallelism,
-                           Duration maxAhead) implements Serializable {
+                           Duration maxAhead, Duration earlyFireDelay) implements Serializable {
 
         public static final Duration DEFAULT_MAX_AHEAD = Duration.ofMinutes(1);
 
         public Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
                         boolean punctuatedWatermarks, StepAnalysisSettings steps) {
-            this(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps, 0, DEFAULT_MAX_AHEAD);
+            this(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps, 0, DEFAULT_MAX_AHEAD,
+                    Duration.ZERO);
         }
 
+        /** The job's settings; a replay of a past run fires on the watermark only (its wall clock means nothing). */
         public static Settings of(AnalyticsOptions o) {
             return new Settings(o.outOfOrderness(), o.idleness(), o.allowedLateness(), false, o.steps(), 0,
-                    o.maxAhead());
+                    o.maxAhead(), o.replay() == null ? o.earlyFireDelay() : Duration.ZERO);
+        }
+
+        public Settings withEarlyFireDelay(Duration delay) {
+            return new Settings(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps,
+                    sourceParallelism, maxAhead, delay);
+        }
+
+        /** Early firing of a rollup; {@code skipUnchangedFinal} false where every final row is consumed. */
+        EarlyFiring earlyFiring(boolean skipUnchangedFinal) {
+            return EarlyFiring.after(earlyFireDelay, skipUnchangedFinal);
         }
     }
 
@@ -192,20 +207,22 @@ public final class AnalyticsJob {
         Grain[] grains = Grain.values();
         OutputTag<IoSample> late = lateTag(IoRollup.TABLE, IoSample.class);
         SingleOutputStreamOperator<IoRollup> rollups = rollup(io.keyBy(new IoKeys.BySource()),
-                new IoSourceRollupOperator(grains, lateness, late), late, IoRollup.class,
-                new CountTooLate<>(IoRollup.TABLE));
+                new IoSourceRollupOperator(grains, lateness, late).earlyFiring(settings.earlyFiring(true)), late,
+                IoRollup.class, new CountTooLate<>(IoRollup.TABLE));
 
         OutputTag<FleetPartial> fleetLate = lateTag(FleetRollup.TABLE, FleetPartial.class);
         SingleOutputStreamOperator<FleetRollup> fleet = rollup(
                 rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoKeys.ByStep()),
-                new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate), fleetLate,
-                FleetRollup.class, new CountTooLate<>(FleetRollup.TABLE, FleetPartial::samples));
-        DataStream<FleetRollup> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1).name("fleet 1 s rows");
+                new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate)
+                        .earlyFiring(settings.earlyFiring(false)), // the step analyzer takes every final second
+                fleetLate, FleetRollup.class, new CountTooLate<>(FleetRollup.TABLE, FleetPartial::samples));
+        DataStream<FleetRollup> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
+                .name("fleet 1 s rows (final)");
 
         // CPU rollups per (run, step, host, VM, scope).
         OutputTag<CpuSample> cpuLate = lateTag(CpuRollup.TABLE, CpuSample.class);
-        rollup(cpu.keyBy(new CpuKey()), new GrainRollupOperator<>(new CpuRollups(), grains, lateness, cpuLate),
-                cpuLate, CpuRollup.class, new CountTooLate<>(CpuRollup.TABLE));
+        rollup(cpu.keyBy(new CpuKey()), new GrainRollupOperator<>(new CpuRollups(), grains, lateness, cpuLate)
+                        .earlyFiring(settings.earlyFiring(true)), cpuLate, CpuRollup.class, new CountTooLate<>(CpuRollup.TABLE));
 
         // Port rollups, after the run's link capacities are attached.
         SingleOutputStreamOperator<PortSample> ports = port.keyBy(p -> p.runId, TypeInformation.of(String.class))
@@ -213,8 +230,8 @@ public final class AnalyticsJob {
                 .process(new AttachLinkCapacity())
                 .uid("port-link-capacity").name("attach link capacity");
         OutputTag<PortSample> portLate = lateTag(PortRollup.TABLE, PortSample.class);
-        rollup(ports.keyBy(new PortKey()), new GrainRollupOperator<>(new PortRollups(), grains, lateness, portLate),
-                portLate, PortRollup.class, new CountTooLate<>(PortRollup.TABLE));
+        rollup(ports.keyBy(new PortKey()), new GrainRollupOperator<>(new PortRollups(), grains, lateness, portLate)
+                        .earlyFiring(settings.earlyFiring(true)), portLate, PortRollup.class, new CountTooLate<>(PortRollup.TABLE));
 
         // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
         DataStream<StepInput> stepInputs = fleetSeconds.map(StepInput::of).returns(StepInput.class).name("fleet seconds")

@@ -17,6 +17,12 @@ public abstract class RollupRow implements ResultRow {
     public String runId = "";
     public int stepIndex;
     public long emittedAtMs;
+    /**
+     * Emitted before the watermark closed the window (early firing, for freshness): the row so far. Not a column:
+     * the final row has the same identity and a version at least as large. Consumers that judge whole seconds
+     * (the step analyzer) take final rows only.
+     */
+    public boolean provisional;
 
     /** Table name without the grain suffix, e.g. {@code io_samples}. */
     protected abstract String baseTable();

@@ -1,6 +1,8 @@
 package io.ioscale.rollups;
 
 import io.ioscale.records.Grain;
+import io.ioscale.records.RollupRow;
+import java.util.Objects;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -50,6 +52,11 @@ import org.apache.flink.util.OutputTag;
  * it again long after it arrived (out of the CPU caches); adding it to the 10 s window on arrival is cheaper
  * (bench/flink_job_bench.md).
  *
+ * <h2>Early firing (live freshness)</h2>
+ * With {@link #earlyFiring(EarlyFiring)}, the windows of the grains that take records directly also emit
+ * provisional rows on processing-time timers, before the watermark closes them; see {@link EarlyFiring}. The
+ * final firing, roll-up and lateness above are unchanged.
+ *
  * <h2>Restarts</h2>
  * The windows and the key's timer are keyed state, checkpointed; a restored job fires and purges what its
  * watermark then reaches. Rows fired again after a replay carry the same identity and version, so the
@@ -70,6 +77,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     private final int directGrains;
     private final long allowedLatenessMs;
     private final OutputTag<IN> lateTag;
+    private EarlyFiring early = EarlyFiring.OFF;
 
     private transient ValueState<GrainWindows<ACC>> windows;
     private transient InternalTimerService<VoidNamespace> timers;
@@ -107,6 +115,16 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     public GrainRollupOperator(GrainRollup<K, IN, ACC, OUT> rollup, Grain[] grains, long allowedLatenessMs,
                                OutputTag<IN> lateTag) {
         this(rollup, grains, 1, allowedLatenessMs, lateTag);
+    }
+
+    /** Provisional rows before the watermark closes a window ({@link EarlyFiring}); set before the job runs. */
+    public GrainRollupOperator<K, IN, ACC, OUT> earlyFiring(EarlyFiring earlyFiring) {
+        this.early = Objects.requireNonNull(earlyFiring);
+        return this;
+    }
+
+    protected EarlyFiring earlyFiring() {
+        return early;
     }
 
     @Override
@@ -169,6 +187,10 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
             }
             if (last > watermark) {
                 schedule(w, last);
+                if (in != null && g < directGrains && early.enabled()) {
+                    w.shown[i] = false;
+                    scheduleEarly(w, last + 1);
+                }
                 if (in != null && g + 1 < directGrains) {
                     continue; // a record also goes straight to the next grain's window
                 }
@@ -198,6 +220,23 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
         }
     }
 
+    /**
+     * Keeps a processing-time timer for the window ending at {@code endMs}: its end plus the delay, or a settle
+     * time from now for a record that came after that. A pending timer that comes no later covers it.
+     */
+    private void scheduleEarly(GrainWindows<ACC> w, long endMs) {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        if (now > endMs + early.delayMs() + EarlyFiring.HORIZON_MS) {
+            return; // not live (a backlog, a replay, a run stamped in the past): the watermark closes it soon
+        }
+        long due = Math.max(endMs + early.delayMs(), now + early.settleMs());
+        if (w.earlyTimerMs > now && w.earlyTimerMs <= due) {
+            return;
+        }
+        timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, due);
+        w.earlyTimerMs = due;
+    }
+
     @Override
     public void onEventTime(InternalTimer<K, VoidNamespace> timer) throws Exception {
         GrainWindows<ACC> w = windows.value();
@@ -214,7 +253,9 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                     continue;
                 }
                 w.fired[i] = true;
-                emit(length, w.startMs[i], w.accumulator(i));
+                if (!(early.skipUnchangedFinal() && w.shown[i])) { // else a provisional row showed this already
+                    emit(length, w.startMs[i], w.accumulator(i));
+                }
                 if (g + 1 >= directGrains) {
                     contribute(w, g + 1, w.startMs[i], null, w.accumulator(i), watermark, false);
                 }
@@ -246,15 +287,59 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
         windows.update(w);
     }
 
+    /** Early firing: a provisional row for every open direct-grain window that is due and not shown yet. */
     @Override
-    public void onProcessingTime(InternalTimer<K, VoidNamespace> timer) {
-        // no processing-time timers
+    public void onProcessingTime(InternalTimer<K, VoidNamespace> timer) throws Exception {
+        GrainWindows<ACC> w = windows.value();
+        if (w == null) {
+            return;
+        }
+        long now = Math.max(timer.getTimestamp(), getProcessingTimeService().getCurrentProcessingTime());
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < w.size; i++) {
+            if (w.fired[i] || w.shown[i] || !isDirect(w.lengthMs[i])) {
+                continue;
+            }
+            long due = w.startMs[i] + w.lengthMs[i] + early.delayMs();
+            if (due <= now) {
+                w.shown[i] = true;
+                emit(w.lengthMs[i], w.startMs[i], w.accumulator(i), true);
+            } else {
+                next = Math.min(next, due);
+            }
+        }
+        if (w.earlyTimerMs <= now) {
+            w.earlyTimerMs = Long.MAX_VALUE; // this timer, or one before it, has fired
+        }
+        if (next < w.earlyTimerMs) {
+            timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, next);
+            w.earlyTimerMs = next;
+        }
+        windows.update(w);
+    }
+
+    /** Whether records go straight into windows of this length (the finest directGrains grains). */
+    private boolean isDirect(long lengthMs) {
+        for (int g = 0; g < directGrains; g++) {
+            if (lengthsMs[g] == lengthMs) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void emit(long length, long start, ACC acc) {
+        emit(length, start, acc, false);
     }
 
     @SuppressWarnings("unchecked")
-    private void emit(long length, long start, ACC acc) {
+    private void emit(long length, long start, ACC acc, boolean provisional) {
         K key = (K) getCurrentKey();
-        output.collect(rowRecord.replace(rollup.row(key, Grain.ofWindowMs(length), start, acc), start + length - 1));
+        OUT row = rollup.row(key, Grain.ofWindowMs(length), start, acc);
+        if (row instanceof RollupRow r) {
+            r.provisional = provisional;
+        }
+        output.collect(rowRecord.replace(row, start + length - 1));
     }
 
     private long cleanupTime(long lastMs) {

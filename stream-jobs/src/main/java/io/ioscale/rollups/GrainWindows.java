@@ -9,6 +9,10 @@ package io.ioscale.rollups;
  * the order they were opened (event time, for in-order data); a record looks its windows up from the newest.
  * {@link #timerMs} is the event-time timer the key has registered for its next due window (Long.MAX_VALUE: none).
  *
+ * <p>Early firing ({@link EarlyFiring}) adds two fields that are not checkpointed: {@link #shown} (the window's
+ * current content went out as a provisional row) and {@link #earlyTimerMs} (the key's pending processing-time
+ * timer). Restored as "not shown" and "none", they cost at most one repeated row per window after a restore.
+ *
  * @param <ACC> the accumulator type
  */
 public final class GrainWindows<ACC> {
@@ -18,8 +22,10 @@ public final class GrainWindows<ACC> {
     long[] lengthMs = new long[INITIAL];
     long[] startMs = new long[INITIAL];
     boolean[] fired = new boolean[INITIAL];
+    boolean[] shown = new boolean[INITIAL];
     Object[] accumulators = new Object[INITIAL];
     long timerMs = Long.MAX_VALUE;
+    long earlyTimerMs = Long.MAX_VALUE;
 
     public GrainWindows() {}
 
@@ -40,11 +46,13 @@ public final class GrainWindows<ACC> {
             lengthMs = java.util.Arrays.copyOf(lengthMs, n);
             startMs = java.util.Arrays.copyOf(startMs, n);
             fired = java.util.Arrays.copyOf(fired, n);
+            shown = java.util.Arrays.copyOf(shown, n);
             accumulators = java.util.Arrays.copyOf(accumulators, n);
         }
         lengthMs[size] = length;
         startMs[size] = start;
         fired[size] = false;
+        shown[size] = false;
         accumulators[size] = acc;
         return size++;
     }
@@ -60,6 +68,7 @@ public final class GrainWindows<ACC> {
             lengthMs[to] = lengthMs[from];
             startMs[to] = startMs[from];
             fired[to] = fired[from];
+            shown[to] = shown[from];
             accumulators[to] = accumulators[from];
         }
     }

@@ -52,8 +52,10 @@ public final class GrainWindowsSerializer<ACC> extends TypeSerializer<GrainWindo
         for (int i = 0; i < from.size; i++) {
             int j = w.add(from.lengthMs[i], from.startMs[i], accumulator.copy(from.accumulator(i)));
             w.fired[j] = from.fired[i];
+            w.shown[j] = from.shown[i];
         }
         w.timerMs = from.timerMs;
+        w.earlyTimerMs = from.earlyTimerMs;
         return w;
     }
 

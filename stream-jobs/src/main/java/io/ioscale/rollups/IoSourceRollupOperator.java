@@ -11,6 +11,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple6;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -28,6 +29,10 @@ import org.apache.flink.util.OutputTag;
  * watermark; the fleet rollup judges it late, merges it into the fired window, or counts it as too late, like
  * the sample itself. Every partial still open is emitted before a checkpoint barrier (partials add up, so an early
  * partial is fine), so this operator keeps no extra state and a restore loses nothing.
+ *
+ * <p>With early firing ({@link EarlyFiring}), partials are also emitted on a processing-time tick once their
+ * second ended the early-firing delay ago (wall clock), so the fleet rollup can show a live second before the
+ * watermark closes it. An early partial is on time downstream, like any partial sent before the watermark.
  */
 public final class IoSourceRollupOperator extends GrainRollupOperator<Tuple6<String, Integer, String, String, String,
         String>, IoSample, IoAccumulator, IoRollup> {
@@ -51,6 +56,22 @@ public final class IoSourceRollupOperator extends GrainRollupOperator<Tuple6<Str
     public void open() throws Exception {
         super.open();
         partials = new LinkedHashMap<>();
+        if (earlyFiring().enabled()) {
+            ProcessingTimeService time = getProcessingTimeService();
+            time.registerTimer(time.getCurrentProcessingTime() + earlyFiring().settleMs(), this::onPartialTick);
+        }
+    }
+
+    /**
+     * Early firing: partials whose second ended the early-firing delay ago go to the fleet now; older ones (a
+     * backlog: see EarlyFiring.HORIZON_MS) wait for the watermark.
+     */
+    private void onPartialTick(long nowMs) {
+        long dueMs = nowMs - earlyFiring().delayMs();
+        emitPartials(dueMs - EarlyFiring.HORIZON_MS, dueMs);
+        ProcessingTimeService time = getProcessingTimeService();
+        time.registerTimer(Math.max(nowMs, time.getCurrentProcessingTime()) + earlyFiring().settleMs(),
+                this::onPartialTick);
     }
 
     @Override
@@ -69,28 +90,28 @@ public final class IoSourceRollupOperator extends GrainRollupOperator<Tuple6<Str
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        emitPartials(mark.getTimestamp()); // before the watermark goes downstream: the fleet sees them on time
+        emitPartials(Long.MIN_VALUE, mark.getTimestamp()); // before the watermark goes downstream: the fleet sees them on time
         super.processWatermark(mark);
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-        emitPartials(Long.MAX_VALUE); // nothing open crosses a checkpoint: no state to keep
+        emitPartials(Long.MIN_VALUE, Long.MAX_VALUE); // nothing open crosses a checkpoint: no state to keep
         super.prepareSnapshotPreBarrier(checkpointId);
     }
 
     @Override
     public void finish() throws Exception {
-        emitPartials(Long.MAX_VALUE);
+        emitPartials(Long.MIN_VALUE, Long.MAX_VALUE);
         super.finish();
     }
 
-    /** Emits the partials whose second ended at or before {@code watermarkMs}. */
-    private void emitPartials(long watermarkMs) {
+    /** Emits the partials whose second's last millisecond is in [{@code fromMs}, {@code toMs}]. */
+    private void emitPartials(long fromMs, long toMs) {
         for (Iterator<FleetPartial> it = partials.values().iterator(); it.hasNext(); ) {
             FleetPartial p = it.next();
             long lastMs = p.secondStartMs + SECOND_MS - 1;
-            if (lastMs <= watermarkMs) {
+            if (lastMs <= toMs && lastMs >= fromMs) {
                 output.collect(FLEET_PARTIALS, new StreamRecord<>(p, p.secondStartMs));
                 it.remove();
                 if (p == last) {

@@ -7,6 +7,7 @@ import io.ioscale.analytics.SaturationConfig;
 import io.ioscale.analytics.SloEvaluator;
 import io.ioscale.analytics.SteadyStateConfig;
 import io.ioscale.records.Alert;
+import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
@@ -113,6 +114,8 @@ class StepAnalyzerTest {
         watermark(STEP_MS + 14_000);
         assertThat(alerts()).isEmpty(); // 12 steady seconds: not yet evaluated (every 5 s from min-steady-s)
         second(1, 14, 1030, 400_000);
+        assertThat(alerts()).isEmpty(); // judged once complete in every input: when the watermark passes its end
+        watermark(STEP_MS + 14_999);
         assertThat(alerts()).singleElement().satisfies(a -> {
             Alert alert = a.getValue();
             assertThat(alert.phase).isEqualTo(Alert.LIVE);
@@ -133,6 +136,44 @@ class StepAnalyzerTest {
         assertThat(row.throughputGainPct).isCloseTo(3, within(1e-9));
         assertThat(row.scalingEfficiencyPct).isCloseTo(51.5, within(1e-9));
         assertThat(alerts()).extracting(a -> a.getValue().phase).containsExactly(Alert.LIVE, Alert.FINAL);
+    }
+
+    /** Port {@code p} of host h1 carrying {@code pct} % of a 1 Gbps link (received) in second {@code sec} of a step. */
+    private void portSecond(int index, int sec, double pct) throws Exception {
+        long ts = index * STEP_MS + sec * 1000L;
+        PortSample p = TestData.port(RUN, index, ts, "h1", "p", "NIC", 1_000_000_000L, (long) (125e6 * pct / 100), 0);
+        p.capacityBytesPerS = 125e6;
+        p.capacitySource = "link_speed";
+        h.processElement2(new StreamRecord<>(StepInput.of(p), ts + 999));
+    }
+
+    /**
+     * Regression (the race AnalyticsJobITCase once lost): the fleet's rows of a second can reach the analyzer before
+     * that second's port samples, which come on another stream. The live verdict must wait until the second is
+     * complete in every input (the watermark passes its end), or it blames the device for a saturated port.
+     */
+    @Test
+    void theLiveVerdictWaitsForTheSecondsPortEvidence() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+            portSecond(0, sec, 50);
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        step(1, 2);
+        for (int sec = 0; sec < 15; sec++) { // the fleet's rows run ahead ...
+            second(1, sec, 1030, 400_000);
+        }
+        assertThat(alerts()).isEmpty();
+        for (int sec = 0; sec < 15; sec++) { // ... of the port samples, at 97 % of the wire
+            portSecond(1, sec, 97);
+        }
+        watermark(STEP_MS + 14_999);
+        assertThat(alerts()).singleElement().satisfies(a -> {
+            assertThat(a.getValue().phase).isEqualTo(Alert.LIVE);
+            assertThat(a.getValue().resource).isEqualTo("port h1/p RX");
+        });
     }
 
     @Test

@@ -71,6 +71,7 @@ public final class AnalyticsJobBench {
         int buckets = 200;
         boolean decode = false;
         int parallelism = 2;
+        long earlyFireMs = 0; // off: the generated event time runs far ahead of the wall clock, unlike a live run
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--samples" -> samples = Long.parseLong(args[++i]);
@@ -78,8 +79,9 @@ public final class AnalyticsJobBench {
                 case "--buckets" -> buckets = Integer.parseInt(args[++i]);
                 case "--decode" -> decode = true;
                 case "--parallelism" -> parallelism = Integer.parseInt(args[++i]);
+                case "--early-fire-ms" -> earlyFireMs = Long.parseLong(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; known: --samples N, --sources N, --buckets N, --decode, --parallelism N");
+                        + "; known: --samples N, --sources N, --buckets N, --decode, --parallelism N, --early-fire-ms N");
             }
         }
         System.out.printf(Locale.ROOT, "analytics job bench: %,d samples, %d sources, ~%d buckets/sample, decode=%s, "
@@ -101,7 +103,7 @@ public final class AnalyticsJobBench {
                 new CountingSink<>("dead_letters(kafka)"));
         AnalyticsJob.Settings settings = new AnalyticsJob.Settings(Duration.ofSeconds(2), Duration.ZERO,
                 Duration.ofSeconds(30), false, StepAnalysisSettings.defaults(), 1,
-                AnalyticsJob.Settings.DEFAULT_MAX_AHEAD);
+                AnalyticsJob.Settings.DEFAULT_MAX_AHEAD, Duration.ofMillis(earlyFireMs));
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();

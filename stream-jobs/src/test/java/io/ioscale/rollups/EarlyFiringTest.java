@@ -1,0 +1,290 @@
+package io.ioscale.rollups;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ioscale.functions.IoKeys;
+import io.ioscale.records.FleetRollup;
+import io.ioscale.records.Grain;
+import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoSample;
+import io.ioscale.rollups.GrainRollupOperatorTest.Rec;
+import io.ioscale.rollups.GrainRollupOperatorTest.Row;
+import io.ioscale.rollups.GrainRollupOperatorTest.SumRollup;
+import io.ioscale.testing.TestData;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Early firing: provisional rows on the wall clock before the watermark closes a window, for the freshness of live
+ * runs. They come at the window's end plus the delay (or a settle time after a later record), only for the grains
+ * that take records directly, and change neither the final rows nor what is late: the newest row of every window
+ * is the one firing on the watermark alone would have made.
+ */
+@SuppressWarnings("try") // the harnesses are AutoCloseable; their close() may throw InterruptedException
+class EarlyFiringTest {
+
+    private static final OutputTag<Rec> LATE = new OutputTag<>("late", TypeInformation.of(Rec.class));
+    private static final long DELAY_MS = 200;
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, Rec, Row> harness(long latenessMs, int directGrains,
+                                                                                   EarlyFiring early) throws Exception {
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new GrainRollupOperator<>(new SumRollup(), Grain.values(), directGrains, latenessMs, LATE)
+                        .earlyFiring(early),
+                r -> r.key, TypeInformation.of(String.class));
+        h.setProcessingTime(0);
+        return h;
+    }
+
+    private static EarlyFiring early(boolean skipUnchangedFinal) {
+        return EarlyFiring.after(Duration.ofMillis(DELAY_MS), skipUnchangedFinal);
+    }
+
+    @Test
+    void aWindowShowsItsRowTheDelayAfterItEndsAndTheUnchangedFinalRowIsSkipped() throws Exception {
+        try (var h = harness(5_000, 1, early(true))) {
+            h.open();
+            h.setProcessingTime(1_020); // a collector sends its sample just after the second ends
+            h.processElement(new Rec("a", 0, 7), 0);
+            h.processElement(new Rec("b", 0, 1), 0);
+            h.setProcessingTime(1_199);
+            assertThat(h.extractOutputValues()).isEmpty();
+            h.setProcessingTime(1_200); // end + delay: both keys' 1 s rows, long before any watermark
+            assertThat(h.extractOutputValues()).containsExactlyInAnyOrder(new Row("a", Grain.S1, 0, 1, 7, 7),
+                    new Row("b", Grain.S1, 0, 1, 1, 1));
+            h.processWatermark(999); // the watermark closes the second: nothing new to say
+            assertThat(h.extractOutputValues()).hasSize(2);
+            h.setProcessingTime(20_000); // 10 s and 1 min windows are filled by roll-up: never early
+            assertThat(h.extractOutputValues()).hasSize(2);
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(h.extractOutputValues()).contains(new Row("a", Grain.S10, 0, 1, 7, 7),
+                    new Row("a", Grain.M1, 0, 1, 7, 7)).hasSize(6);
+        }
+    }
+
+    @Test
+    void aRecordAfterTheProvisionalRowIsShownAfterTheSettleTimeAndInTheFinalRow() throws Exception {
+        try (var h = harness(5_000, 1, early(true))) {
+            h.open();
+            h.setProcessingTime(1_050);
+            h.processElement(new Rec("a", 100, 2), 100);
+            h.setProcessingTime(1_300);
+            assertThat(h.extractOutputValues()).containsExactly(new Row("a", Grain.S1, 0, 1, 2, 2));
+            h.processElement(new Rec("a", 900, 5), 900); // a straggler of the same second, still on time
+            h.setProcessingTime(1_300 + EarlyFiring.DEFAULT_SETTLE_MS - 1);
+            assertThat(h.extractOutputValues()).hasSize(1);
+            h.setProcessingTime(1_300 + EarlyFiring.DEFAULT_SETTLE_MS);
+            assertThat(h.extractOutputValues()).last().isEqualTo(new Row("a", Grain.S1, 0, 2, 7, 5));
+            h.processElement(new Rec("a", 950, 1), 950); // and one more, with no wall-clock time passing
+            h.processWatermark(999); // the final row: it holds the record no provisional row showed
+            assertThat(h.extractOutputValues()).hasSize(3).last().isEqualTo(new Row("a", Grain.S1, 0, 3, 8, 5));
+        }
+    }
+
+    @Test
+    void withoutSkippingEveryFinalRowIsEmittedAndAdirectTenSecondWindowIsShownToo() throws Exception {
+        try (var h = harness(5_000, 2, early(false))) {
+            h.open();
+            for (long t = 0; t < 10_000; t += 1_000) {
+                h.setProcessingTime(t + 1_010);
+                h.processElement(new Rec("a", t, 1), t);
+            }
+            h.setProcessingTime(10_000 + DELAY_MS);
+            List<Row> early = h.extractOutputValues();
+            assertThat(early).filteredOn(r -> r.grain() == Grain.S1).hasSize(10);
+            assertThat(early).filteredOn(r -> r.grain() == Grain.S10)
+                    .containsExactly(new Row("a", Grain.S10, 0, 10, 10, 1));
+            h.processWatermark(9_999); // final rows again: the step analyzer takes every final second
+            assertThat(h.extractOutputValues()).hasSize(early.size() + 10 + 1);
+        }
+    }
+
+    @Test
+    void aBacklogIsNotShownEarly() throws Exception {
+        try (var h = harness(60_000, 1, early(true))) {
+            h.open();
+            long wall = 1_000 + DELAY_MS + EarlyFiring.HORIZON_MS + 1; // catching up: past the live horizon
+            h.setProcessingTime(wall);
+            h.processElement(new Rec("a", 0, 4), 0);
+            h.setProcessingTime(wall + 10_000);
+            assertThat(h.extractOutputValues()).isEmpty();
+            assertThat(h.numProcessingTimeTimers()).isZero();
+            h.processWatermark(999); // the watermark brings the (only) row
+            assertThat(h.extractOutputValues()).containsExactly(new Row("a", Grain.S1, 0, 1, 4, 4));
+        }
+    }
+
+    @Test
+    void offFiresOnTheWatermarkOnly() throws Exception {
+        try (var h = harness(5_000, 1, EarlyFiring.after(Duration.ZERO, true))) {
+            h.open();
+            h.processElement(new Rec("a", 0, 1), 0);
+            h.setProcessingTime(60_000);
+            assertThat(h.extractOutputValues()).isEmpty();
+            assertThat(h.numProcessingTimeTimers()).isZero();
+            h.processWatermark(999);
+            assertThat(h.extractOutputValues()).hasSize(1);
+        }
+    }
+
+    /**
+     * Random keys, out-of-order and late records, watermark jumps and wall-clock time passing at random: with
+     * early firing, every window's newest row (and the late side output) is that of watermark firing alone; rows
+     * that come on the wall clock are of the grains records go to directly, and never before their window's end
+     * plus the delay.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void theNewestRowOfEveryWindowIsTheOneWithoutEarlyFiring(long seed) throws Exception {
+        SplittableRandom r = new SplittableRandom(seed);
+        long lateness = new long[] {0, 1_000, 5_000, 30_000}[(int) (seed % 4)];
+        int direct = 1 + (int) (seed % 3);
+        boolean skip = seed % 2 == 0;
+        try (var plain = harness(lateness, direct, EarlyFiring.OFF);
+             var early = harness(lateness, direct, early(skip))) {
+            plain.open();
+            early.open();
+            List<Row> earlyRows = new ArrayList<>();
+            int onTheWallClock = 0;
+            long maxT = 0;
+            long wm = Long.MIN_VALUE;
+            long wall = 0;
+            for (int i = 0; i < 3_000; i++) {
+                long t = Math.max(0, maxT - r.nextLong(0, r.nextInt(10) == 0 ? 90_000 : 3_000));
+                maxT = Math.max(maxT, t + r.nextLong(0, 400));
+                Rec rec = new Rec("k" + r.nextInt(4), t, r.nextLong(1, 1_000));
+                plain.processElement(rec, t);
+                early.processElement(rec, t);
+                drain(early, earlyRows);
+                if (r.nextInt(3) == 0) {
+                    wall = Math.max(wall, maxT + r.nextLong(-500, 1_500)); // the wall clock near the newest time
+                    early.setProcessingTime(wall);
+                    List<Row> shown = drain(early, earlyRows);
+                    onTheWallClock += shown.size();
+                    for (Row row : shown) {
+                        assertThat(row.grain().ordinal()).as("grain of %s", row).isLessThan(direct);
+                        assertThat(row.start() + row.grain().windowMs() + DELAY_MS).as("due time of %s", row)
+                                .isLessThanOrEqualTo(wall);
+                    }
+                }
+                if (r.nextInt(7) == 0) {
+                    long next = maxT - r.nextLong(0, 4_000) + (r.nextInt(60) == 0 ? r.nextLong(0, 120_000) : 0);
+                    if (next > wm) {
+                        wm = next;
+                        plain.processWatermark(wm);
+                        early.processWatermark(wm);
+                        drain(early, earlyRows);
+                    }
+                }
+            }
+            plain.processWatermark(Long.MAX_VALUE);
+            early.processWatermark(Long.MAX_VALUE);
+            drain(early, earlyRows);
+            assertThat(newestPerWindow(earlyRows)).isEqualTo(newestPerWindow(plain.extractOutputValues()));
+            assertThat(lateValues(early.getSideOutput(LATE))).isEqualTo(lateValues(plain.getSideOutput(LATE)));
+            assertThat(onTheWallClock).isPositive();
+        }
+    }
+
+    /** The rows a harness emitted since the last drain, appended to {@code all} too. */
+    @SuppressWarnings("unchecked")
+    private static List<Row> drain(KeyedOneInputStreamOperatorTestHarness<String, Rec, Row> h, List<Row> all) {
+        List<Row> rows = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord<?> rec) {
+                rows.add(((StreamRecord<Row>) rec).getValue());
+            }
+        }
+        h.getOutput().clear();
+        all.addAll(rows);
+        return rows;
+    }
+
+    private static Map<List<Object>, Row> newestPerWindow(List<Row> rows) {
+        Map<List<Object>, Row> newest = new LinkedHashMap<>();
+        for (Row row : rows) {
+            newest.put(List.of(row.key(), row.grain(), row.start()), row);
+        }
+        return newest;
+    }
+
+    private static List<Long> lateValues(java.util.Collection<StreamRecord<Rec>> late) {
+        return late == null ? List.of() : late.stream().map(rec -> rec.getValue().v).toList();
+    }
+
+    // ------------------------------------------------------------------------------------------- I/O and fleet
+
+    private static IoSample sample(long ts, String vm, long seed) {
+        return TestData.io("run", 0, ts, "h", vm, "t", "READ", TestData.latencies(seed, 300, 100_000), 4096, 2.0);
+    }
+
+    /**
+     * A live second through the per-source operator and the fleet rollup on the wall clock alone: the per-source
+     * rows and the fleet partial leave the delay after the second ends, the fleet's row a settle time later, all
+     * provisional; the watermark then brings the fleet's final row (for the step analyzer), not the unchanged
+     * per-source rows again.
+     */
+    @Test
+    void aLiveSecondReachesTheFleetRowBeforeAnyWatermark() throws Exception {
+        OutputTag<IoSample> late = new OutputTag<>("late", TypeInformation.of(IoSample.class));
+        try (var source = new KeyedOneInputStreamOperatorTestHarness<>(
+                new IoSourceRollupOperator(Grain.values(), 5_000, late).earlyFiring(early(true)),
+                new IoKeys.BySource(), TypeInformation.of(new TypeHint<>() {}));
+             var fleet = new KeyedOneInputStreamOperatorTestHarness<>(
+                     new GrainRollupOperator<>(new IoFleetRollup(), Grain.values(), 5_000, null).earlyFiring(early(false)),
+                     new IoKeys.ByStep(), TypeInformation.of(new TypeHint<Tuple2<String, Integer>>() {}))) {
+            source.setProcessingTime(0);
+            fleet.setProcessingTime(0);
+            source.open();
+            fleet.open();
+            source.setProcessingTime(1_030);
+            fleet.setProcessingTime(1_030);
+            for (int vm = 0; vm < 3; vm++) {
+                source.processElement(sample(0, "vm" + vm, vm), 0);
+            }
+            for (long now = 1_050; now <= 1_350; now += 50) {
+                source.setProcessingTime(now);
+                var partials = source.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS);
+                if (partials != null) {
+                    for (StreamRecord<FleetPartial> p : partials) {
+                        fleet.processElement(p.getValue(), p.getTimestamp());
+                    }
+                    partials.clear();
+                }
+                fleet.setProcessingTime(now);
+            }
+            List<IoRollup> sourceRows = source.extractOutputValues();
+            assertThat(sourceRows).hasSize(3).allSatisfy(row -> {
+                assertThat(row.provisional).isTrue();
+                assertThat(row.grain).isEqualTo(Grain.S1);
+            });
+            List<FleetRollup> fleetRows = new ArrayList<>(fleet.extractOutputValues());
+            assertThat(fleetRows).singleElement().satisfies(row -> {
+                assertThat(row.provisional).isTrue();
+                assertThat(row.stats.samples).isEqualTo(3);
+                assertThat(row.stats.ops).isEqualTo(900);
+            });
+            source.processWatermark(999);
+            fleet.processWatermark(999);
+            assertThat(source.extractOutputValues()).hasSize(3); // unchanged: no final per-source rows
+            fleetRows = fleet.extractOutputValues();
+            assertThat(fleetRows).hasSize(2).last().satisfies(row -> {
+                assertThat(row.provisional).isFalse();
+                assertThat(row.stats.samples).isEqualTo(3);
+            });
+        }
+    }
+}
