@@ -162,3 +162,18 @@ def test_server_reads_data_path_from_config(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no <path>"):
         srv.data_path(cfg)
     assert srv.server_timezone(cfg) is None
+
+
+def test_merge_settings_are_the_same_under_docker_compose(component) -> None:
+    """Merges at a lower CPU priority and with less rewriting, on the local stack and in compose alike."""
+    component.prepare()
+    local = ET.parse(component.config_file).getroot()
+    compose = ET.parse(repo_root() / "stack" / "docker" / "clickhouse-ioscale.xml").getroot()
+    for key in ("os_threads_nice_value_merge_mutate", "merge_tree/merge_selector_base"):
+        assert local.findtext(key) is not None and local.findtext(key) == compose.findtext(key), key
+    assert int(local.findtext("os_threads_nice_value_merge_mutate")) > 0  # lower priority than inserts, queries
+    # The server's query and part history is kept, and not forever.
+    for log in ("query_log", "part_log"):
+        assert "TTL" in local.findtext(f"{log}/engine")
+    compose_file = (repo_root() / "docker-compose.yml").read_text()
+    assert "clickhouse-ioscale.xml:/etc/clickhouse-server/config.d/" in compose_file
