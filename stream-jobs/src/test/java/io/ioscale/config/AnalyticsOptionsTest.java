@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ioscale.functions.LoadAxis;
+import io.ioscale.jobs.AnalyticsJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,5 +86,21 @@ class AnalyticsOptionsTest {
         assertThatThrownBy(() -> AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
             "--replay-run", "r", "--job-name", "j", "--replay-from-ms", "-5"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replay-from-ms");
+    }
+
+    @Test
+    void liveRowsFireEarlyAndAReplayFiresOnTheWatermarkOnly() {
+        AnalyticsOptions live = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x"});
+        assertThat(live.earlyFireDelay()).isEqualTo(Duration.ofMillis(200));
+        assertThat(live.clickHouse().flushInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(AnalyticsJob.Settings.of(live).earlyFireDelay()).isEqualTo(Duration.ofMillis(200));
+        AnalyticsOptions tuned = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--early-fire-delay", "300 ms"});
+        assertThat(AnalyticsJob.Settings.of(tuned).earlyFireDelay()).isEqualTo(Duration.ofMillis(300));
+        AnalyticsOptions replay = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--early-fire-delay", "300 ms", "--replay-run", "r", "--job-name", "ioscale-replay-r"});
+        assertThat(AnalyticsJob.Settings.of(replay).earlyFireDelay()).isZero(); // a past run's wall clock means nothing
+        assertThatThrownBy(() -> AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--early-fire-delay", "-1 s"})).isInstanceOf(IllegalArgumentException.class);
     }
 }
