@@ -18,9 +18,10 @@ Every dashboard shows that 320-VM hour (the comparison: it against the previous 
 the two newest runs of one scenario).
 
 Measured, per dashboard, with the runs selected in its Run filter:
-  load         chromium (Debian's, through playwright), from navigation to every chart drawn; "cold" loads wait
-               out Superset's 5 s chart-data cache first, "warm" loads follow at once (a colleague opening the same
-               dashboard, or the live dashboard's 5 s refresh). The browser's own cache is warm (second visit).
+  load         chromium (Debian's, through playwright), from navigation to every chart drawn; "cold" loads empty
+               Superset's chart-data cache first (a directory, see stack/superset/superset_config.py), "warm" loads
+               follow at once (a colleague opening the same dashboard, or the live dashboard's 5 s refresh). The
+               browser's own cache is warm (second visit).
   query        every chart's saved query through /api/v1/chart/data with force=true (no cache): p50 and p95 of
                --repeat calls, Superset included; and the SQL Superset generated, timed on ClickHouse alone as the
                read-only user (server-side elapsed from X-ClickHouse-Summary).
@@ -43,7 +44,7 @@ from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets
-from ioscale.stack.superset import api_session
+from ioscale.stack.superset import api_session, clear_chart_data_cache
 from ioscale.stack.superset_browser import browser
 
 TARGET_LOAD_S = 2.0
@@ -197,7 +198,8 @@ def measure_loads(settings: StackSettings, secrets: dict[str, str], dashes: list
             flt, n = run_filters(dash, runs[dash["slug"]]), len(dash["charts"])
             cold, warm = [], []
             for _ in range(loads):
-                time.sleep(6)  # Superset's chart-data cache keeps results 5 s
+                time.sleep(2)  # requests the previous load left running on the server end and fill the cache...
+                clear_chart_data_cache(settings)  # ...which is emptied, so every chart queries ClickHouse again
                 load = b.open_dashboard(dash["slug"], flt, expected_charts=n)
                 cold.append(load.load_s)
                 bad = [c.title for c in load.failed]

@@ -12,8 +12,13 @@ Pinned for apache-superset==6.1.0 (see requirements.lock next to this file).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import logging
 import os
+import sys
+from collections.abc import Iterator
 from datetime import timedelta
 
 
@@ -95,12 +100,28 @@ SQLLAB_TIMEOUT = int(timedelta(seconds=60).total_seconds())
 SUPERSET_WEBSERVER_TIMEOUT = int(timedelta(seconds=90).total_seconds())
 
 # -- caches ----------------------------------------------------------------------------------------
-# In-process caches: nothing to run beside Superset. Chart data is cached for 5 s only, so a
-# dashboard refreshing every 5 s shows new samples while repeated loads within a refresh are cheap.
+# Nothing to run beside Superset. Chart data is cached for 5 s by default (the live dashboard's datasets),
+# so a dashboard refreshing every 5 s shows new samples while repeated loads within a refresh are cheap;
+# datasets of the Flink job's step results say 60 s themselves (superset/datasets/, `cache_timeout`).
+# The chart-data cache is a directory, not a per-process dict: a dashboard's charts are spread over both
+# gunicorn workers, and with per-process caches a reload found half its charts cached at best (the
+# worker that answered before). The bench empties this directory for its cold loads.
 # Filter state and explore form data keep the default metastore cache: it lives in the metadata DB
 # and is therefore shared by all gunicorn workers (a per-process cache would lose permalinks).
+CHART_DATA_CACHE_DIR = os.path.join(DATA_DIR, "cache", "chart_data")
 CACHE_CONFIG = {"CACHE_TYPE": "SimpleCache", "CACHE_DEFAULT_TIMEOUT": 300, "CACHE_KEY_PREFIX": "ioscale_"}
-DATA_CACHE_CONFIG = {"CACHE_TYPE": "SimpleCache", "CACHE_DEFAULT_TIMEOUT": 5, "CACHE_KEY_PREFIX": "ioscale_data_"}
+DATA_CACHE_CONFIG = {
+    "CACHE_TYPE": "FileSystemCache",
+    "CACHE_DIR": CHART_DATA_CACHE_DIR,
+    "CACHE_DEFAULT_TIMEOUT": 5,
+    "CACHE_KEY_PREFIX": "ioscale_data_",
+    # Entries are a chart's result (KiBs); past this many files the cache drops expired ones first.
+    "CACHE_THRESHOLD": 5000,
+}
+# The live dashboard's 5 s auto-refresh reads through that cache instead of forcing every chart past it
+# (Superset's default, "force"): with several viewers, or a refresh that meets a reload, each chart is
+# queried once per 5 s instead of once per viewer and refresh. An entry is at most 5 s old when read.
+DASHBOARD_AUTO_REFRESH_MODE = "fetch"
 
 # -- security: local single user -------------------------------------------------------------------
 WTF_CSRF_ENABLED = True
@@ -139,6 +160,21 @@ MAPBOX_API_KEY = ""
 BUG_REPORT_URL = None
 DOCUMENTATION_URL = None
 
+# -- performance: charts drawn once, not animated --------------------------------------------------------
+# ECharts animates every series in for ~1 s after each load and each refresh: 13 charts on the live dashboard
+# repainted frame by frame, every 5 s, on the same two cores as the server. The theme's ECharts overrides
+# (merged into every ECharts chart's options by Superset 6.1) turn animation off, in the light and dark theme.
+# Superset reads this file inside its own config module, whose defaults are complete by then.
+_ECHARTS_OVERRIDES = {"animation": False}
+_superset_defaults = sys.modules.get("superset.config")
+if _superset_defaults is not None:
+    THEME_DEFAULT = {**_superset_defaults.THEME_DEFAULT,
+                     "token": {**_superset_defaults.THEME_DEFAULT["token"], "echartsOptionsOverrides": _ECHARTS_OVERRIDES}}
+    if _superset_defaults.THEME_DARK is not None:
+        THEME_DARK = {**_superset_defaults.THEME_DARK,
+                      "token": {**_superset_defaults.THEME_DARK["token"], "echartsOptionsOverrides": _ECHARTS_OVERRIDES}}
+
+
 # -- performance: no connection just to learn the default schema -----------------------------------
 # For every chart query on a virtual dataset, Superset 6.1 asks the engine spec twice for the database's
 # default schema (RLS checks: Database.get_default_schema), and the base implementation opens a connection
@@ -149,6 +185,39 @@ def _clickhouse_default_schema(cls, database, catalog):  # noqa: ANN001, ANN202 
     from sqlalchemy.engine.url import make_url
 
     return make_url(database.sqlalchemy_uri_decrypted).database or "default"
+
+
+# -- performance: a new ClickHouse connection without its three set-up queries ------------------------
+# Superset opens a new database connection for every chart query (its engines use NullPool), and each new
+# clickhouse-connect client first asks the server three things: version and time zone, the ~1,300 rows of
+# system.settings (which settings the user may change), and a protocol probe. py-spy on the workers while the
+# live dashboard loaded: 11 % of their busy time, and three round trips before each chart's own query. The
+# answers depend only on the server and the account, so each worker asks once per server, user and settings
+# and reuses the answer for 5 minutes (a restarted or reconfigured server is seen within that time).
+_CLICKHOUSE_INIT_TTL_S = 300.0
+_clickhouse_init_results: dict[str, tuple[float, object]] = {}
+
+
+def _remembered_clickhouse_init(original):  # noqa: ANN001, ANN202
+    def _init_common_settings(self, tz_source):  # noqa: ANN001, ANN202 (clickhouse-connect's signature)
+        import time
+
+        from clickhouse_connect.driver._backend.models import ClientConfig
+        from clickhouse_connect.driver._backend.orchestration import init_sequence, run_sync
+
+        config = ClientConfig(settings=self._initial_settings or {}, timezone_policy=tz_source)
+        # The account is part of the key (its readonly settings differ), hashed: the header holds the password.
+        account = hashlib.sha256(repr(sorted(self.headers.items())).encode()).hexdigest()
+        key = f"{type(self).__name__}|{getattr(self, 'url', '')}|{account}|{config!r}"
+        now = time.monotonic()
+        hit = _clickhouse_init_results.get(key)
+        if hit is None or hit[0] < now:
+            hit = (now + _CLICKHOUSE_INIT_TTL_S, run_sync(init_sequence(config), self._execute_operation))
+            _clickhouse_init_results[key] = hit
+        self._apply_init_result(hit[1])
+
+    _init_common_settings.__wrapped__ = original
+    return _init_common_settings
 
 
 # -- performance: no per-request event log ------------------------------------------------------------
@@ -191,12 +260,55 @@ def _fast_aggregate_funcs(original):  # noqa: ANN001, ANN202
     return get_aggregate_funcs
 
 
+# -- performance: one computation per identical chart query -------------------------------------------
+# A dashboard opened from a link that carries filter values (native_filters_key) asks for every chart three
+# times within ~2 s: Superset 6.1's Run filter ("select first value", requiredFirst) re-applies the linked
+# value twice as its options arrive, and each time the page aborts the earlier requests -- which the server
+# still computes to the end. Two viewers, or a reload meeting the 5 s refresh, ask for the same chart at once
+# too. A query whose cache key is being computed waits for that computation, then reads its result from the
+# chart-data cache (a directory both workers share), so each distinct query runs once. The lock is a file
+# lock (flock: across threads and both worker processes), one of 4096 picked by the key's hash; forced
+# queries (force=true, "refresh" in the UI) skip it as they skip the cache.
+_INFLIGHT_LOCK_DIR = os.path.join(DATA_DIR, "cache", "inflight")
+_INFLIGHT_STRIPES = 4096
+
+
+@contextlib.contextmanager
+def _one_at_a_time(cache_key: str) -> Iterator[None]:
+    stripe = int(hashlib.sha256(cache_key.encode()).hexdigest()[:8], 16) % _INFLIGHT_STRIPES
+    fd = os.open(os.path.join(_INFLIGHT_LOCK_DIR, f"{stripe:03x}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _deduplicated_df_payload(original):  # noqa: ANN001, ANN202
+    def get_df_payload(self, query_obj, force_cached=False):  # noqa: ANN001, ANN202 (Superset's signature)
+        if not query_obj or self._query_context.force:
+            return original(self, query_obj, force_cached)
+        query_obj.validate()  # as the original does before computing the key (it normalises the extras)
+        cache_key = self.query_cache_key(query_obj)
+        if not cache_key:
+            return original(self, query_obj, force_cached)
+        with _one_at_a_time(cache_key):
+            return original(self, query_obj, force_cached)
+
+    return get_df_payload
+
+
 def FLASK_APP_MUTATOR(app) -> None:  # noqa: N802, ANN001 (Superset's config hook)
     import importlib
 
+    from clickhouse_connect.driver.client import Client as ClickHouseClient
+    from superset.common.query_context_processor import QueryContextProcessor
     from superset.db_engine_specs.clickhouse import ClickHouseConnectEngineSpec
 
     ClickHouseConnectEngineSpec.get_default_schema = classmethod(_clickhouse_default_schema)
+    ClickHouseClient._init_common_settings = _remembered_clickhouse_init(ClickHouseClient._init_common_settings)
+    os.makedirs(_INFLIGHT_LOCK_DIR, exist_ok=True)
+    QueryContextProcessor.get_df_payload = _deduplicated_df_payload(QueryContextProcessor.get_df_payload)
     # The package re-exports functions named like its modules (pivot, aggregate): fetch the modules themselves.
     modules = [importlib.import_module(f"superset.utils.pandas_postprocessing.{m}") for m in ("utils", "pivot", "aggregate")]
     fast = _fast_aggregate_funcs(modules[0]._get_aggregate_funcs)

@@ -194,6 +194,31 @@ def test_fleet_balance_dashboard_shows_per_vm_and_per_target_spread(sources):
     assert laggards["params"]["order_by_cols"] == [json.dumps(["vm_iops_vs_median_pct", True])]  # slowest first
 
 
+def test_source_filters_list_their_values_from_the_small_sources_view(sources):
+    # Host, VM and Target list their choices on every load and refresh: from dash_sources (a few thousand rows
+    # per run), not from the raw samples (millions); the chosen values still narrow the raw-sample charts.
+    by_table = {str(d["uuid"]): d["table_name"] for n, d in sources.items() if n.startswith("datasets/")}
+    for slug in (LIVE_DASHBOARD_SLUG, "ioscale-fleet-balance"):
+        for f in _dashboard(sources, slug)["metadata"]["native_filter_configuration"]:
+            col = f["targets"][0].get("column", {}).get("name")
+            if col in ("host", "vm", "target"):
+                assert by_table[str(f["targets"][0]["datasetUuid"])] == "dash_sources", (slug, f["id"])
+                assert "NATIVE_FILTER-run_id" in f["cascadeParentIds"], (slug, f["id"])  # only the run's sources
+    raw = next(d for n, d in sources.items() if n.startswith("datasets/") and d["table_name"] == "dash_io_samples")
+    assert {"host", "vm", "target"} <= {c["column_name"] for c in raw["columns"]}
+
+
+def test_step_results_are_cached_a_minute_live_data_for_the_refresh_period(sources):
+    datasets = {d["table_name"]: d for n, d in sources.items() if n.startswith("datasets/")}
+    # Flink step results (and step windows of raw samples): an ended run's do not change.
+    for table in ("dash_scaling_points", "dash_usl_curve", "dash_run_limits", "dash_alerts", "dash_run_timeline",
+                  "run_comparison", "dash_source_balance"):
+        assert datasets[table]["cache_timeout"] == 60, table
+    # What the live dashboard reads keeps the 5 s default (DATA_CACHE_CONFIG), its refresh period.
+    live = {str(c["dataset_uuid"]) for c in _charts_on(sources, LIVE_DASHBOARD_SLUG)}
+    assert all(d["cache_timeout"] is None for d in datasets.values() if str(d["uuid"]) in live)
+
+
 def test_charts_are_readable_units_on_axes_and_log_latency(sources):
     for name, chart in sources.items():
         if not name.startswith("charts/"):

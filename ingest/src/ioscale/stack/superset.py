@@ -3,7 +3,7 @@
     install    venv at <home>/dist/superset/venv, `pip install -r stack/superset/requirements.lock`
     prepare    `superset db upgrade`, `superset init`, admin user (created, or its password reset);
                skipped when data/superset/prepared.json matches the install, DB revision and password
-    processes  gunicorn in the foreground on 127.0.0.1, one gthread worker (memory: ~350 MB RSS)
+    processes  gunicorn in the foreground on 127.0.0.1, two gthread workers (memory: ~300 MB RSS each)
     configure  import the bundle built from superset/ through /api/v1/assets/import/ (overwrite by UUID), then
                delete what an earlier import created and the bundle no longer has (data/superset/imported.json)
 
@@ -358,6 +358,22 @@ class SupersetComponent(Component):
                 f"user {SUPERSET_ADMIN_USER}, password: SUPERSET_ADMIN_PASSWORD in {self.settings.secrets_file}",
             ),
         ]
+
+
+def chart_data_cache_dir(settings: StackSettings) -> Path:
+    """Superset's chart-data cache (a FileSystemCache both gunicorn workers share; superset_config.py puts it
+    at <data dir>/cache/chart_data). Benchmarks empty it to measure a cold load."""
+    return settings.data_dir / SupersetComponent.name / "cache" / "chart_data"
+
+
+def clear_chart_data_cache(settings: StackSettings) -> int:
+    """Delete every cached chart result (the next load queries ClickHouse again); returns how many."""
+    removed = 0
+    for entry in chart_data_cache_dir(settings).glob("*"):
+        if entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def find_python311() -> str:

@@ -106,13 +106,23 @@ class SupersetBrowser:
                 self._pw.stop()
             self._profile.cleanup()
 
-    def login(self) -> None:
+    def login(self, attempts: int = 3, timeout_s: float = 20.0) -> None:
+        """Log in through the form. Now and then the form's POST leaves the page on /login (Superset logs
+        "Failed to add user to db session"; seen right after a bundle import): the form is sent again."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         page = self.page
-        page.goto(f"{self.base_url}/login/")
-        page.fill("[data-test=username-input]", self._user)
-        page.fill("[data-test=password-input]", self._password)
-        page.click("[data-test=login-button]")
-        page.wait_for_url(lambda url: "/login" not in url, timeout=60_000, wait_until="commit")
+        for attempt in range(1, attempts + 1):
+            page.goto(f"{self.base_url}/login/")
+            page.fill("[data-test=username-input]", self._user)
+            page.fill("[data-test=password-input]", self._password)
+            page.click("[data-test=login-button]")
+            try:
+                page.wait_for_url(lambda url: "/login" not in url, timeout=timeout_s * 1000, wait_until="commit")
+                return
+            except PlaywrightTimeout:
+                if attempt == attempts:
+                    raise
 
     def dashboard_id(self, slug: str) -> int | None:
         """The dashboard's numeric id (chart queries carry it in their URL), through the logged-in page."""
@@ -123,7 +133,11 @@ class SupersetBrowser:
         """Store native filter values as Superset does for a shared link (``?native_filters_key=``).
 
         A link carrying the state itself (``?native_filters=(rison)``) is applied after the dashboard's own
-        filters initialise, so every chart is queried two or three times; a stored key is read first, once.
+        filters initialise; a stored key is read first. Superset 6.1 still requests every chart three times
+        when the key sets a "select first value" filter (requiredFirst): the filter re-applies the value twice
+        as its options arrive, and the page aborts the earlier requests. Leaving the key's query filter empty
+        for such a filter makes the live dashboard query every chart without it (all runs), so the key keeps
+        it; the server answers the repeats from the first computation (superset_config.py).
         """
         page = self.page
         if self._csrf is None:  # one token serves the whole logged-in session
