@@ -39,6 +39,7 @@ import io.ioscale.rollups.GrainRollupOperator;
 import io.ioscale.rollups.IoFleetRollup;
 import io.ioscale.rollups.IoSourceRollupOperator;
 import io.ioscale.rollups.PortRollups;
+import io.ioscale.sources.ResolvedStartOffsets;
 import io.ioscale.sinks.AlertSerializer;
 import io.ioscale.sinks.ClickHouseConfig;
 import io.ioscale.sinks.ClickHouseSink;
@@ -69,7 +70,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.function.SerializableFunction;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
  * The analytics job: rollups, scaling curves, saturation, USL fits and SLO alerts from the four telemetry topics.
@@ -334,8 +334,6 @@ public final class AnalyticsJob {
         }
     }
 
-    // OffsetResetStrategy is deprecated in kafka-clients 4.x, but it is what committedOffsets(...) takes.
-    @SuppressWarnings("deprecation")
     static <T> KafkaSource<Decoded<T>> kafkaSource(AnalyticsOptions o, String topic, String readerSchema,
                                                    ConfluentAvroDecoder.RecordConverter<T> converter,
                                                    TypeInformation<Decoded<T>> type,
@@ -361,9 +359,9 @@ public final class AnalyticsJob {
                     .build();
         }
         // A restored checkpoint carries its offsets; otherwise the group's committed offsets (committed on
-        // checkpoints); a group without any starts at --starting-offsets.
-        return builder.setStartingOffsets(OffsetsInitializer.committedOffsets(
-                        o.startFromEarliest() ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST))
+        // checkpoints); a partition without any starts at --starting-offsets, resolved when the job starts
+        // (ResolvedStartOffsets: a lazily resolved start once skipped records across a restore).
+        return builder.setStartingOffsets(new ResolvedStartOffsets(o.startFromEarliest()))
                 .setDeserializer(deserializer)
                 .build();
     }
