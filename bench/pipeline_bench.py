@@ -155,12 +155,10 @@ class StackCpu:
 
     def sample(self) -> dict[str, float]:
         used = {name: 0.0 for name in self.groups.values()}
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                raw = stat.read_text()
-            except OSError:
+        for proc in Path("/proc").glob("[0-9]*"):
+            fields = process.proc_stat(proc.name)
+            if fields is None:
                 continue  # exited meanwhile
-            fields = raw[raw.rindex(")") + 2:].split()
             name = self.groups.get(int(fields[2]))  # field 5: process group
             if name is not None:
                 used[name] += (int(fields[11]) + int(fields[12])) * self.TICK_S  # utime + stime

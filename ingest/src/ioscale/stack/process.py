@@ -31,15 +31,20 @@ class ProcessSpec:
     stop_timeout_s: float = 20.0
 
 
-def _proc_start_time(pid: int) -> int | None:
-    """Start time of ``pid`` in clock ticks since boot (field 22 of /proc/PID/stat), None if gone."""
+def proc_stat(pid: int | str) -> list[str] | None:
+    """Fields 3 onwards of /proc/PID/stat (``[0]`` is field 3, the state), None if the process is gone."""
     try:
         raw = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return None
     # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
-    fields = raw[raw.rindex(")") + 2 :].split()
-    if fields[0] == "Z":  # zombie: exited, not yet reaped
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def _proc_start_time(pid: int) -> int | None:
+    """Start time of ``pid`` in clock ticks since boot (field 22 of /proc/PID/stat), None if gone."""
+    fields = proc_stat(pid)
+    if fields is None or fields[0] == "Z":  # gone, or a zombie: exited, not yet reaped
         return None
     return int(fields[19])
 

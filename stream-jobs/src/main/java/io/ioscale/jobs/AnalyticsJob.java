@@ -39,11 +39,11 @@ import io.ioscale.rollups.GrainRollupOperator;
 import io.ioscale.rollups.IoFleetRollup;
 import io.ioscale.rollups.IoSourceRollupOperator;
 import io.ioscale.rollups.PortRollups;
-import io.ioscale.sources.ResolvedStartOffsets;
 import io.ioscale.sinks.AlertSerializer;
 import io.ioscale.sinks.ClickHouseConfig;
 import io.ioscale.sinks.ClickHouseSink;
 import io.ioscale.sinks.DeadLetterSerializer;
+import io.ioscale.sources.ResolvedStartOffsets;
 import java.io.Serializable;
 import java.time.Duration;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -138,11 +138,6 @@ public final class AnalyticsJob {
         public static Settings of(AnalyticsOptions o) {
             return new Settings(o.outOfOrderness(), o.idleness(), o.allowedLateness(), false, o.steps(), 0,
                     o.maxAhead(), o.replay() == null ? o.earlyFireDelay() : Duration.ZERO);
-        }
-
-        public Settings withEarlyFireDelay(Duration delay) {
-            return new Settings(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps,
-                    sourceParallelism, maxAhead, delay);
         }
 
         /** Early firing of a rollup; {@code skipUnchangedFinal} false where every final row is consumed. */
