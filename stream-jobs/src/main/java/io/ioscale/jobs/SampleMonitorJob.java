@@ -7,20 +7,19 @@ import io.ioscale.functions.FrameKey;
 import io.ioscale.functions.LoggingSink;
 import io.ioscale.functions.ParseWireFrame;
 import io.ioscale.records.SchemaWindowCount;
+import io.ioscale.sources.ResolvedStartOffsets;
 import java.time.Duration;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -81,9 +80,6 @@ public final class SampleMonitorJob {
         return env.execute(JOB_NAME);
     }
 
-    // OffsetResetStrategy is deprecated in kafka-clients 4.x, but it is what the connector's
-    // committedOffsets(...) takes; the no-argument variant fails on a group with no committed offsets.
-    @SuppressWarnings("deprecation")
     public static KafkaSource<byte[]> kafkaSource(SampleMonitorOptions options) {
         return KafkaSource.<byte[]>builder()
                 .setBootstrapServers(options.kafkaBootstrap())
@@ -91,7 +87,8 @@ public final class SampleMonitorJob {
                 .setGroupId(options.groupId())
                 .setClientIdPrefix(options.groupId())
                 // Resume where the group left off (offsets are committed on checkpoints); a new group reads all.
-                .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+                // Resolved when the job starts, as the analytics job's sources are (ResolvedStartOffsets).
+                .setStartingOffsets(new ResolvedStartOffsets(true))
                 .setDeserializer(KafkaRecordDeserializationSchema.valueOnly(ByteArrayDeserializer.class))
                 .build();
     }

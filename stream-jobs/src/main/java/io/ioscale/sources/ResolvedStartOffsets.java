@@ -8,7 +8,7 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Where the live job starts reading each partition: the consumer group's committed offset, else the partition's
+ * Where the jobs' Kafka sources start reading each partition: the consumer group's committed offset, else the partition's
  * end (or beginning) <em>as it is when the job starts</em>, resolved to a number right away.
  *
  * <p>Why not {@code OffsetsInitializer.committedOffsets(LATEST)}: that hands each split a "committed offset"
