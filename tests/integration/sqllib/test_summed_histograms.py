@@ -207,3 +207,31 @@ def test_sums_equal_the_raw_merge_and_flag_the_sample_sent_twice(stack, edge_run
         assert rows("SELECT count() FROM ioscale.io_samples_hist_sums FINAL WHERE run_id = {r:String} "
                     "AND grain = 'step_ts'") == \
             rows("SELECT uniqExact(step_index, ts) FROM ioscale.io_samples WHERE run_id = {r:String}")
+
+
+def test_every_grain_adds_up_the_same_samples(stack, edge_run) -> None:
+    """The VM and fleet grains are the source grain summed (redelivery included, as one insert makes them all),
+    keys outside a grain hold their defaults, and only source_step keeps sample timestamps (0049's GROUPING
+    SETS assign the grains by a bit mask: a wrong mask would swap or drop a grain)."""
+    with client(stack.settings, stack.secrets, "reader") as ch:
+        def rows(sql: str) -> list[tuple]:
+            return ch.query(sql, parameters={"r": edge_run}).result_rows
+
+        base = "FROM ioscale.io_samples_hist_sums FINAL WHERE run_id = {r:String}"
+        for grain, keys in (("vm_step", "step_index, host, vm"), ("fleet_step", "step_index, direction")):
+            assert rows(f"""
+                SELECT count(), countIf(a.samples != b.samples OR a.hist != b.hist)
+                FROM (SELECT {keys}, samples, hist {base} AND grain = '{grain}') AS a
+                FULL OUTER JOIN (SELECT {keys}, sum(samples) AS samples, sumMap(hist) AS hist
+                                 {base} AND grain = 'source_step' GROUP BY {keys}) AS b USING ({keys})""") == \
+                [(len(EDGE_VMS) * len(EDGE_STEPS) if grain == "vm_step" else 2 * len(EDGE_STEPS), 0)], grain
+        assert rows(f"SELECT grain, countIf(target != ''), countIf(direction != ''), countIf(host != ''), "
+                    f"countIf(ts != toDateTime64(0, 3, 'UTC')), countIf(bitmapCardinality(sample_ts) > 0), "
+                    f"countIf(length(hist) > 0) > 0 {base} GROUP BY grain ORDER BY grain") == [
+            ("source_step", 2 * len(EDGE_VMS) * len(EDGE_STEPS), 2 * len(EDGE_VMS) * len(EDGE_STEPS),
+             2 * len(EDGE_VMS) * len(EDGE_STEPS), 0, 2 * len(EDGE_VMS) * len(EDGE_STEPS), 1),
+            ("vm_step", 0, 0, len(EDGE_VMS) * len(EDGE_STEPS), 0, 0, 1),
+            ("fleet_step", 0, 2 * len(EDGE_STEPS), 0, 0, 0, 1),
+            ("step_ts", 0, 0, 0, rows("SELECT uniqExact(step_index, ts) FROM ioscale.io_samples "
+                                      "WHERE run_id = {r:String}")[0][0], 0, 0),
+        ]
