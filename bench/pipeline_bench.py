@@ -155,22 +155,31 @@ class StackCpu:
                 self.groups[os.getpgid(pid)] = pid_file.stem
         self.start = self.sample()
 
-    def sample(self) -> dict[str, float]:
-        used = {name: 0.0 for name in self.groups.values()}
+    def sample(self) -> dict[str, dict[int, float]]:
+        """CPU seconds per component, per process (a process that exits takes its figure with it)."""
+        used: dict[str, dict[int, float]] = {name: {} for name in self.groups.values()}
         for proc in Path("/proc").glob("[0-9]*"):
             fields = process.proc_stat(proc.name)
             if fields is None:
                 continue  # exited meanwhile
             name = self.groups.get(int(fields[2]))  # field 5: process group
             if name is not None:
-                used[name] += (int(fields[11]) + int(fields[12])) * self.TICK_S  # utime + stime
+                used[name][int(proc.name)] = (int(fields[11]) + int(fields[12])) * self.TICK_S  # utime + stime
         t = os.times()
-        used["bench (producer)"] = t.user + t.system
+        used["bench (producer)"] = {os.getpid(): t.user + t.system}
         return used
 
     def delta(self) -> dict[str, float]:
+        """CPU used since construction, per component: processes started meanwhile count from zero; one that
+        exited (a restart) is missing, and its component is flagged rather than shown with a negative figure."""
         now = self.sample()
-        return {name: now[name] - self.start.get(name, 0.0) for name in now}
+        out: dict[str, float] = {}
+        for name, procs in now.items():
+            before = self.start.get(name, {})
+            gone = set(before) - set(procs)
+            label = f"{name} (restarted: partial)" if gone else name
+            out[label] = sum(cpu - before.get(pid, 0.0) for pid, cpu in procs.items())
+        return out
 
     @staticmethod
     def report(used: dict[str, float], samples: int) -> None:
