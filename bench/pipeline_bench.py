@@ -5,6 +5,7 @@ throughput measured in the same run; freshness p99 under 2 s at 10k samples/s.
 
     .ioscale/venv/bin/python bench/pipeline_bench.py                          # kafka, throughput, freshness
     .ioscale/venv/bin/python bench/pipeline_bench.py --only freshness --rate 10000 --seconds 60
+    .ioscale/venv/bin/python bench/pipeline_bench.py --only freshness --freshness-latencies 400 --rate 5000
     .ioscale/venv/bin/python bench/pipeline_bench.py --only throughput --samples 600000
 
 Needs the running stack (`ioscale stack up`) with the analytics job RUNNING; run it on a quiet stack (no demo
@@ -25,7 +26,8 @@ Parts (each prints its figures; ratios are to what the same run measured):
               ClickHouse is polled every 100 ms (the raw table every 500 ms); per second of event time, the
               delay from the end of the sample's interval (its timestamp + 1 s) until the raw rows, the
               per-source 1 s rollups and the fleet 1 s rollup hold all of that second's samples. p50 / p99 /
-              max over the seconds.
+              max over the seconds. Run once per --freshness-latencies value: the simulator's seed-study
+              samples (~19 buckets) and fio-wide ones (~180: real fio samples here hold 170-270).
 """
 
 from __future__ import annotations
@@ -431,7 +433,11 @@ def main() -> int:
     p.add_argument("--sources", type=int, default=20_000, help="sources per second of event time (throughput)")
     p.add_argument("--rate", type=int, default=10_000, help="samples/s for freshness (default 10k)")
     p.add_argument("--latencies", type=int, default=400,
-                   help="I/Os per sample histogram: 400 gives ~180 buckets (default), 20 the simulator's ~19")
+                   help="I/Os per sample histogram in kafka and throughput: 400 gives ~180 buckets (default, "
+                        "fio-like), 20 the simulator's ~19")
+    p.add_argument("--freshness-latencies", type=lambda v: [int(x) for x in v.split(",")], default=[20, 400],
+                   help="freshness runs, one per value (default 20,400: the simulator's seed-study samples, "
+                        "then fio-wide ones)")
     p.add_argument("--seconds", type=int, default=60, help="seconds of freshness run (default 60)")
     p.add_argument("--timeout-s", type=float, default=600.0, help="longest wait for the tables to catch up")
     args = p.parse_args()
@@ -452,8 +458,11 @@ def main() -> int:
         results["throughput"] = part_throughput(settings, secrets, args.samples, args.sources, args.timeout_s,
                                                   args.latencies)
     if "freshness" in parts:
-        print("\n[freshness]", flush=True)
-        part_freshness(settings, secrets, args.rate, args.seconds, settle_s=120.0, latencies=args.latencies)
+        for latencies in args.freshness_latencies:
+            buckets = SampleFactory("x", 256, latencies=latencies).mean_buckets()
+            print(f"\n[freshness] samples of {latencies} I/Os each: {buckets:.0f} histogram buckets on average",
+                  flush=True)
+            part_freshness(settings, secrets, args.rate, args.seconds, settle_s=120.0, latencies=latencies)
     if "kafka" in results and "throughput" in results:
         k = results["kafka"]
         print("\n[summary] samples/s, and as a share of Kafka's own producer in this run:")
