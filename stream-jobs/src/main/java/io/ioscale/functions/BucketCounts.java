@@ -72,6 +72,18 @@ public class BucketCounts {
         return dense.isEmpty() ? only : PackedBuckets.of(dense);
     }
 
+    /**
+     * Packs dense counts back into {@link #only}: a window that has fired keeps its buckets only for late data,
+     * and its dense form (~7 KB) would sit in the heap and be packed again by every checkpoint until its
+     * lateness ends. The next add densifies it again.
+     */
+    public void compact() {
+        if (!dense.isEmpty()) {
+            only = PackedBuckets.of(dense);
+            dense = new DenseBuckets();
+        }
+    }
+
     /** Whether no bucket was added. */
     public boolean isEmpty() {
         return dense.isEmpty() && only.length == 0;

@@ -36,6 +36,12 @@ public interface GrainRollup<K, IN, ACC, OUT> extends Serializable {
      */
     OUT row(K key, Grain grain, long windowStartMs, ACC acc);
 
+    /**
+     * Shrinks a fired window's accumulator, which now only waits for late data (kept for the allowed lateness,
+     * read again only if a late record comes). Must not change what {@link #row} makes of it.
+     */
+    default void compact(ACC acc) {}
+
     /** How the state serializes the accumulator. */
     TypeInformation<ACC> accumulatorType();
 

@@ -183,6 +183,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
             }
             if (w.fired[i]) { // its earlier content is in the coarser windows already: this part goes there too
                 emit(length, start, w.accumulator(i));
+                rollup.compact(w.accumulator(i));
                 continue;
             }
             if (last > watermark) {
@@ -259,6 +260,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                 if (g + 1 >= directGrains) {
                     contribute(w, g + 1, w.startMs[i], null, w.accumulator(i), watermark, false);
                 }
+                rollup.compact(w.accumulator(i)); // from now on it only waits for late data
             }
         }
         // Drop what is past its lateness; the key's next timer is its earliest due time.

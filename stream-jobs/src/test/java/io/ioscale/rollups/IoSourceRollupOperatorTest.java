@@ -85,6 +85,37 @@ class IoSourceRollupOperatorTest {
     }
 
     @Test
+    void aFiredWindowPackedForItsLatenessTakesLateSamplesExactly() throws Exception {
+        List<IoSample> in = new ArrayList<>();
+        for (long ts = 0; ts < 12_000; ts += 1_000) {
+            in.add(sample(ts, "vm1", "READ", ts / 1_000));
+        }
+        IoSample late = sample(3_000, "vm1", "READ", 99);
+        try (var h = harness()) {
+            h.open();
+            for (IoSample s : in) {
+                h.processElement(s, s.tsMs);
+            }
+            h.processWatermark(10_999); // [0, 10 s) fired: its accumulator is packed and kept 5 s for late data
+            h.processElement(late, late.tsMs); // too late for its second, in time for 10 s and the minute
+            h.processWatermark(Long.MAX_VALUE);
+            List<IoRollup> rows = h.extractOutputValues();
+            IoAccumulator first10 = new IoAccumulator();
+            in.stream().filter(s -> s.tsMs < 10_000).forEach(first10::add);
+            first10.add(late);
+            List<IoRollup> tenS = rows.stream().filter(r -> r.grain == Grain.S10 && r.windowStartMs == 0).toList();
+            assertThat(tenS).hasSize(2); // fired, then again with the late sample
+            assertThat(tenS.get(1).stats.samples).isEqualTo(11);
+            assertThat(tenS.get(1).stats.buckets()).isEqualTo(first10.histogram().toSparse());
+            IoAccumulator all = new IoAccumulator();
+            in.forEach(all::add);
+            all.add(late);
+            assertThat(rows.stream().filter(r -> r.grain == Grain.M1)).singleElement()
+                    .satisfies(r -> assertThat(r.stats.buckets()).isEqualTo(all.histogram().toSparse()));
+        }
+    }
+
+    @Test
     void theFleetRollupOfThePartialsIsTheMergeOfEverySample() throws Exception {
         List<IoSample> in = new ArrayList<>();
         long seed = 0;
