@@ -17,11 +17,15 @@ seed that ClickHouse holds completely (raw samples and the job's per-step rows) 
 Every dashboard shows that 320-VM hour (the comparison: it against the previous such run when there is one, else
 the two newest runs of one scenario).
 
-Measured, per dashboard, with the runs selected in its Run filter:
+Measured, per dashboard, opened on its runs as a shared link would: `?run=<run_id>` where the Run filter selects
+its first value (live, scaling, saturation, fleet balance), a stored filter state for the comparison's runs:
   load         chromium (Debian's, through playwright), from navigation to every chart drawn; "cold" loads empty
                Superset's chart-data cache first (a directory, see stack/superset/superset_config.py), "warm" loads
                follow at once (a colleague opening the same dashboard, or the live dashboard's 5 s refresh). The
                browser's own cache is warm (second visit).
+  cpu          CPU seconds a cold load costs the browser (its chromium processes), Superset and ClickHouse (their
+               process groups; ClickHouse's includes whatever else runs on it): a figure a busy machine does not
+               inflate the way it inflates load times.
   query        every chart's saved query through /api/v1/chart/data with force=true (no cache): p50 and p95 of
                --repeat calls, Superset included; and the SQL Superset generated, timed on ClickHouse alone as the
                read-only user (server-side elapsed from X-ClickHouse-Summary).
@@ -44,8 +48,9 @@ from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets
-from ioscale.stack.superset import api_session, clear_chart_data_cache
+from ioscale.stack.superset import RUN_LINK_SLUGS, api_session, clear_chart_data_cache
 from ioscale.stack.superset_browser import browser
+from pipeline_bench import StackCpu  # bench/ is on sys.path when a bench script runs
 
 TARGET_LOAD_S = 2.0
 TARGET_P95_MS = 300.0
@@ -166,6 +171,14 @@ def pick_runs(ch: Any, bench_runs: list[str]) -> dict[str, list[str]]:
     return runs
 
 
+def open_args(dash: dict[str, Any], runs: list[str]) -> dict[str, Any]:
+    """How the bench opens a dashboard on its runs, as a user's link would: ``?run=`` where the Run filter
+    selects its first value (one round of chart requests), the comparison's filter state otherwise."""
+    if dash["slug"] in RUN_LINK_SLUGS and len(runs) == 1:
+        return {"run": runs[0]}
+    return {"filters": run_filters(dash, runs)}
+
+
 def run_filters(dash: dict[str, Any], runs: list[str]) -> dict[str, tuple[str, list[Any]]]:
     values: dict[str, tuple[str, list[Any]]] = {}
     for f in dash["filters"]:
@@ -190,28 +203,37 @@ def measure_loads(settings: StackSettings, secrets: dict[str, str], dashes: list
           f"vs {TARGET_LOAD_S:.0f} s")
     with browser(settings, secrets) as b:
         first = dashes[0]
-        b.open_dashboard(first["slug"], run_filters(first, runs[first["slug"]]), expected_charts=len(first["charts"]))
+        b.open_dashboard(first["slug"], **open_args(first, runs[first["slug"]]), expected_charts=len(first["charts"]))
         for dash in dashes:
             if dash["slug"] not in runs:
                 print(f"{dash['slug']:<34} skipped: no analysed run to show")
                 continue
-            flt, n = run_filters(dash, runs[dash["slug"]]), len(dash["charts"])
-            cold, warm = [], []
+            how, n = open_args(dash, runs[dash["slug"]]), len(dash["charts"])
+            cold, warm, cpu = [], [], []
             for _ in range(loads):
                 time.sleep(2)  # requests the previous load left running on the server end and fill the cache...
                 clear_chart_data_cache(settings)  # ...which is emptied, so every chart queries ClickHouse again
-                load = b.open_dashboard(dash["slug"], flt, expected_charts=n)
+                stack_cpu, browser_cpu_s = StackCpu(settings), b.cpu_s()
+                load = b.open_dashboard(dash["slug"], **how, expected_charts=n)
+                used = stack_cpu.delta()
+                cpu.append((b.cpu_s() - browser_cpu_s, used.get("superset", 0.0), used.get("clickhouse", 0.0)))
                 cold.append(load.load_s)
                 bad = [c.title for c in load.failed]
-                warm.append(b.open_dashboard(dash["slug"], flt, expected_charts=n).load_s)
+                warm.append(b.open_dashboard(dash["slug"], **how, expected_charts=n).load_s)
             if shots is not None:
                 b.screenshot(shots / f"bench-{dash['slug']}.png")
             verdict = "ok" if statistics.median(cold) < TARGET_LOAD_S else "OVER"
             failures += verdict != "ok"
             print(f"{dash['slug']:<34} {n:>6} {statistics.median(cold):>14.2f} {max(cold):>7.2f} "
                   f"{statistics.median(warm):>14.2f} {max(warm):>7.2f}  {verdict}"
-                  + (f"  empty or not drawn: {bad}" if bad else "") + f"  [{', '.join(runs[dash['slug']])}]",
+                  + (f"  empty or not drawn: {bad}" if bad else "")
+                  + f"  load avg {os.getloadavg()[0]:.1f}  [{', '.join(runs[dash['slug']])}]",
                   flush=True)
+            # CPU seconds a cold load costs: what a busy machine does not inflate (ClickHouse's includes whatever
+            # else queried or inserted meanwhile)
+            print(f"{'':<34} cold load CPU s (median): browser {statistics.median(c[0] for c in cpu):.2f}, "
+                  f"Superset {statistics.median(c[1] for c in cpu):.2f}, "
+                  f"ClickHouse {statistics.median(c[2] for c in cpu):.2f}", flush=True)
     return failures
 
 

@@ -8,6 +8,7 @@ is the longer queue-depth sweep whose saturation raises an alert.
 from __future__ import annotations
 
 import sys
+import time
 
 from ioscale.stack.launcher import Launcher
 from ioscale.stack.settings import load_secrets
@@ -28,16 +29,24 @@ def run_demo(scenario: str = "demo", seed: int = 1, speed: float = 1.0) -> int:
     print_endpoints(launcher.endpoints(comps))
     spec = get_scenario(scenario)
     settings = launcher.settings
-    from ioscale.stack.superset import LIVE_DASHBOARD_SLUG
+    from ioscale.simulator.engine import run_id_for
+    from ioscale.stack.superset import LIVE_DASHBOARD_SLUG, dashboard_url
 
-    live = f"{settings.url('superset')}/superset/dashboard/{LIVE_DASHBOARD_SLUG}/"
+    # The first run's id is known before it streams: the live dashboard's link opens on it (?run=), not on
+    # whatever run happens to be the newest.
+    now_ms = int(time.time() * 1000)
+    start_ms = now_ms - now_ms % spec.interval_ms
+    first_run = run_id_for(spec.name, spec.runs[0].key, start_ms, seed)
+    live = dashboard_url(settings.url("superset"), LIVE_DASHBOARD_SLUG, first_run)
     print(f"\nStreaming scenario '{scenario}' ({spec.title}) in real time, "
           f"{spec.duration_s() / speed:.0f} s. Watch it live: {live}\n", flush=True)
     producer = TelemetryProducer(settings.kafka_bootstrap, settings.url("registry"))
-    report = run_simulation(scenario, producer, seed=seed, realtime=True, speed=speed, progress=_progress)
+    report = run_simulation(scenario, producer, seed=seed, realtime=True, speed=speed, progress=_progress,
+                            start_ms=start_ms)
     summarize(settings, report.run_ids)
+    links = "\n".join(f"  {dashboard_url(settings.url('superset'), LIVE_DASHBOARD_SLUG, r)}" for r in report.run_ids)
     print(f"\nDone: {report.records_sent} records in {report.elapsed_s:.0f} s. The stack keeps running; "
-          f"dashboards: {live}\nStop it with `make down`.")
+          f"live dashboard of each run:\n{links}\nStop it with `make down`.")
     return 0
 
 

@@ -88,17 +88,18 @@ def test_every_chart_has_data_for_the_sweep(api, bundle, chart_ids, analysed_swe
             assert results[0]["rowcount"] > 0, (dash["slug"], chart["slice_name"])
 
 
-def test_live_iops_per_10s_bucket_equals_clickhouse(api, bundle, chart_ids, ch, sweep):
-    [res] = chart_data(api, chart_ids, _uuid(bundle, "live_iops"), run_id=sweep.demo)
-    got = {(row["ts_10s"], d): row[d] for row in res["data"] for d in ("read", "write") if row.get(d) is not None}
-    # the rate over the span each bucket's samples cover (the last, partial bucket included)
-    want = {(int(ts.timestamp() * 1000), d): v for ts, d, v in ch.query(
-        "SELECT toStartOfInterval(ts, INTERVAL 10 SECOND) AS b, direction, sum(ops) * 1000 / "
-        "(max(toUnixTimestamp64Milli(ts) + interval_ms) - min(toUnixTimestamp64Milli(ts))) "
-        "FROM ioscale.io_samples FINAL WHERE run_id = {r:String} GROUP BY b, direction",
-        parameters={"r": sweep.demo}).result_rows}
-    assert got.keys() == want.keys() and len(want) >= 10  # 56 s in 10 s buckets x 2 directions
-    assert all(got[k] == pytest.approx(want[k], rel=1e-9) for k in want)
+def test_live_iops_and_mb_per_s_per_10s_bucket_equal_clickhouse(api, bundle, chart_ids, ch, sweep):
+    iops, mbps = chart_data(api, chart_ids, _uuid(bundle, "live_iops"), run_id=sweep.demo)  # one chart, two queries
+    for res, amount in ((iops, "ops * 1000"), (mbps, "bytes * 1000 / 1e6")):
+        got = {(row["ts_10s"], d): row[d] for row in res["data"] for d in ("read", "write") if row.get(d) is not None}
+        # the rate over the span each bucket's samples cover (the last, partial bucket included)
+        want = {(int(ts.timestamp() * 1000), d): v for ts, d, v in ch.query(
+            f"SELECT toStartOfInterval(ts, INTERVAL 10 SECOND) AS b, direction, sum({amount}) / "
+            "(max(toUnixTimestamp64Milli(ts) + interval_ms) - min(toUnixTimestamp64Milli(ts))) "
+            "FROM ioscale.io_samples FINAL WHERE run_id = {r:String} GROUP BY b, direction",
+            parameters={"r": sweep.demo}).result_rows}
+        assert got.keys() == want.keys() and len(want) >= 10, amount  # 56 s in 10 s buckets x 2 directions
+        assert all(got[k] == pytest.approx(want[k], rel=1e-9) for k in want), amount
 
 
 def test_live_latency_percentiles_are_the_flink_windows(api, bundle, chart_ids, ch, analysed_sweep):

@@ -23,9 +23,8 @@ from ioscale.stack.superset_bundle import bundle_uuids, dashboard_chart_refs, lo
 pytestmark = pytest.mark.timeout(300)
 
 INTERVAL_MS = 2000
-CHART_IOPS = "70c1e039-ad45-4a95-9bef-c95265730b7e"
-CHART_LATENCY = "a808fdc6-fb90-403b-a60d-1c1e9c00ad46"
-CHART_THROUGHPUT = "e90e68ef-9095-4aa3-b4a0-10280864548c"
+CHART_IOPS = "70c1e039-ad45-4a95-9bef-c95265730b7e"  # fleet IOPS (query 0) and MB/s (query 1) by direction
+CHART_LATENCY = "a808fdc6-fb90-403b-a60d-1c1e9c00ad46"  # mean latency by direction (query 0), outstanding I/Os (1)
 
 
 @pytest.fixture(scope="module")
@@ -148,8 +147,8 @@ def test_live_dashboard_is_imported_with_its_charts_and_filters(api, stack):
     assert by_column["run_id"]["targets"][0]["datasetId"] == dataset_ids[runs_uuid]  # remapped from the UUID
     charts = api.api("GET", f"/api/v1/dashboard/{dash['id']}/charts").json()["result"]
     ids = _chart_ids(api)
-    # the three preview charts kept their UUIDs and live on in the live dashboard
-    assert {ids[u] for u in (CHART_IOPS, CHART_LATENCY, CHART_THROUGHPUT)} <= {c["id"] for c in charts}
+    # the preview charts kept their UUIDs and live on in the live dashboard (throughput merged into the IOPS chart)
+    assert {ids[u] for u in (CHART_IOPS, CHART_LATENCY)} <= {c["id"] for c in charts}
     assert len(charts) == len(dashboard_chart_refs(next(d for n, d in sources.items()
                                                         if n.startswith("dashboards/") and d["slug"] == LIVE_DASHBOARD_SLUG)))
 
@@ -192,15 +191,16 @@ def test_saved_chart_data_api_returns_rows(api, samples):
     assert {"ts_10s", "read"} <= set(result["colnames"])
 
 
-def _chart_data_for_run(api, chart_uuid: str, run_id: str) -> dict[int, dict]:
-    """The chart's saved query, narrowed to one run (what the dashboard's run filter does)."""
+def _chart_data_for_run(api, chart_uuid: str, run_id: str, query: int = 0) -> dict[int, dict]:
+    """The chart's saved query number ``query``, narrowed to one run (what the dashboard's run filter does)."""
     chart = api.api("GET", f"/api/v1/chart/{_chart_ids(api)[chart_uuid]}").json()["result"]
     qc = json.loads(chart["query_context"])
-    qc["queries"][0]["filters"].append({"col": "run_id", "op": "==", "val": run_id})
+    for q in qc["queries"]:
+        q["filters"].append({"col": "run_id", "op": "==", "val": run_id})
     qc["force"] = True
     r = api.api("POST", "/api/v1/chart/data", json=qc)
     assert r.status_code == 200, r.text[:1000]
-    result = r.json()["result"][0]
+    result = r.json()["result"][query]
     x = result["colnames"][0]  # the time axis: ts_10s
     return {row[x]: row for row in result["data"]}
 
@@ -212,7 +212,7 @@ def test_chart_rates_and_latency_are_exact(api, samples):
     # two targets read 1000 + 500 ops in a 2 s interval; one wrote 200: a bucket's rate is over the span it covers
     assert iops[t0]["read"] == pytest.approx(750.0) and iops[t0]["write"] == pytest.approx(100.0)
     assert iops[t1]["read"] == pytest.approx(1000.0) and iops[t1].get("write") is None
-    mbps = _chart_data_for_run(api, CHART_THROUGHPUT, samples["run_id"])
+    mbps = _chart_data_for_run(api, CHART_IOPS, samples["run_id"], query=1)
     assert mbps[t0]["read"] == pytest.approx((4_096_000 + 2_048_000) / 2 / 1e6)
     latency = _chart_data_for_run(api, CHART_LATENCY, samples["run_id"])
     # weighted by I/O count: (1000 x 250 us + 500 x 400 us) / 1500

@@ -187,3 +187,18 @@ def test_prune_deletes_only_what_an_earlier_import_created(tmp_path):
     # dashboards before charts before datasets; the chart made in the UI is never touched
     assert session.deleted == [("chart", 2), ("dataset", 2)]
     assert json.loads(c._imported_record.read_text())["datasets"] == ["ds-1"]
+
+
+def test_dashboard_links_open_on_a_run_through_the_run_parameter():
+    from ioscale.stack.superset import RUN_LINK_SLUGS, dashboard_url
+
+    base = "http://127.0.0.1:8088/"
+    assert dashboard_url(base, "ioscale-live") == "http://127.0.0.1:8088/superset/dashboard/ioscale-live/"
+    assert dashboard_url(base, "ioscale-live", "sim-demo-fc4-8k-20261122T054153Z-s1") == \
+        "http://127.0.0.1:8088/superset/dashboard/ioscale-live/?run=sim-demo-fc4-8k-20261122T054153Z-s1"
+    assert dashboard_url(base, "ioscale-scaling", "a b&c=d'") == \
+        "http://127.0.0.1:8088/superset/dashboard/ioscale-scaling/?run=a%20b%26c%3Dd%27"
+    # the comparison picks several runs and a baseline in its filters: no single-run link
+    assert "ioscale-compare" not in RUN_LINK_SLUGS and set(RUN_LINK_SLUGS) < set(DASHBOARD_SLUGS)
+    with pytest.raises(ValueError):
+        dashboard_url(base, "ioscale-compare", "r1")

@@ -158,3 +158,26 @@ def test_echarts_are_drawn_without_animation_in_both_themes(monkeypatch, tmp_pat
         assert theme["algorithm"] == algorithm and theme["token"]["colorPrimary"] == "#2893B3"  # defaults kept
         assert theme["token"]["echartsOptionsOverrides"] == {"animation": False}
     assert defaults.THEME_DEFAULT["token"] == {"colorPrimary": "#2893B3"}  # Superset's own dict left alone
+
+
+def test_static_assets_vary_on_encoding_only_other_responses_untouched(cfg):
+    """Superset answers /static/ with "Vary: Accept-Encoding, Cookie": the browser refetched (and recompiled) the
+    dashboard's JavaScript whenever the session cookie changed."""
+    [middleware] = cfg["ADDITIONAL_MIDDLEWARE"]
+    sent: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/javascript"), ("Vary", "Accept-Encoding, Cookie"),
+                                  ("Cache-Control", "public, max-age=31536000")])
+        return [b"js"]
+
+    def start_response(status, headers, exc_info=None):
+        sent.append((status, headers))
+
+    wrapped = middleware(app)
+    assert wrapped({"PATH_INFO": "/static/assets/vendors.js"}, start_response) == [b"js"]
+    assert sent[-1] == ("200 OK", [("Content-Type", "text/javascript"), ("Vary", "Accept-Encoding"),
+                                   ("Cache-Control", "public, max-age=31536000")])
+    wrapped({"PATH_INFO": "/api/v1/chart/data"}, start_response)  # the API depends on who asks: left alone
+    assert ("Vary", "Accept-Encoding, Cookie") in sent[-1][1]
+    assert cfg["_without_vary_cookie"]([("Vary", "Cookie"), ("ETag", "x")]) == [("ETag", "x")]

@@ -22,6 +22,7 @@ import sqlite3
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import requests
 
@@ -44,6 +45,9 @@ DASHBOARD_SLUGS = {
     "ioscale-compare": "Run comparison",
     "ioscale-fleet-balance": "Fleet balance",
 }
+#: Dashboards whose Run filter selects its first value: a link's ``?run=<run_id>`` puts that run first
+#: (the filter's sort metric ``run_order`` reads it, superset/datasets/), so the dashboard opens on it.
+RUN_LINK_SLUGS = frozenset({LIVE_DASHBOARD_SLUG, "ioscale-scaling", "ioscale-saturation", "ioscale-fleet-balance"})
 #: REST resource per bundle folder, in the order stale objects are deleted (users of an object first).
 _API_RESOURCE = {"dashboards": "dashboard", "charts": "chart", "datasets": "dataset", "databases": "database"}
 #: Name of the database in superset/databases/ (what SQL Lab and the tests look for).
@@ -351,13 +355,28 @@ class SupersetComponent(Component):
     def endpoints(self) -> list[Endpoint]:
         return [
             Endpoint("Superset", f"{self.url}/"),
-            *[Endpoint(f"Dashboard: {label}", f"{self.url}/superset/dashboard/{slug}/")
+            *[Endpoint(f"Dashboard: {label}", dashboard_url(self.url, slug))
               for slug, label in DASHBOARD_SLUGS.items()],
             Endpoint(
                 "Superset login",
                 f"user {SUPERSET_ADMIN_USER}, password: SUPERSET_ADMIN_PASSWORD in {self.settings.secrets_file}",
             ),
         ]
+
+
+def dashboard_url(base_url: str, slug: str, run_id: str | None = None) -> str:
+    """Link to a dashboard, opened on ``run_id`` when given (else on the newest run).
+
+    The run travels as ``?run=`` rather than as a filter state (``native_filters_key``) or ``native_filters``:
+    with either of those Superset 6.1 re-applies the run to a "select first value" Run filter twice as the
+    filter's options arrive and requests every chart three times; named by ``?run=``, the run is the filter's
+    first value and every chart is requested once."""
+    url = f"{base_url.rstrip('/')}/superset/dashboard/{slug}/"
+    if run_id is None:
+        return url
+    if slug not in RUN_LINK_SLUGS:
+        raise ValueError(f"dashboard {slug!r} picks its runs in its filters; it has no ?run= link")
+    return f"{url}?run={quote(run_id, safe='')}"
 
 
 def chart_data_cache_dir(settings: StackSettings) -> Path:

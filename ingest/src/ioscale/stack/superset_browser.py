@@ -15,6 +15,7 @@ start to that moment, as a user would see it.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from contextlib import contextmanager
@@ -22,6 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
+
+from ioscale.stack import process
+from ioscale.stack.superset import dashboard_url
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = (
@@ -69,6 +73,10 @@ class DashboardLoad:
     load_s: float
     charts: list[ChartState]
     chart_data: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # slice_id -> result list
+    #: Chart-data requests the page sent for this dashboard's charts until it had loaded, and how many of them it
+    #: aborted (a chart asked again before its answer came: a filter value applied more than once).
+    requests: int = 0
+    aborted: int = 0
 
     @property
     def failed(self) -> list[ChartState]:
@@ -106,6 +114,23 @@ class SupersetBrowser:
                 self._pw.stop()
             self._profile.cleanup()
 
+    def cpu_s(self) -> float:
+        """CPU seconds this session's chromium processes have used so far (renderer, GPU, network...): what a
+        load costs the browser, which a busy machine does not inflate the way it inflates wall time."""
+        tick_s = 1.0 / os.sysconf("SC_CLK_TCK")
+        marker = f"--user-data-dir={self._profile.name}".encode()
+        used = 0.0
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                if marker not in (proc / "cmdline").read_bytes():
+                    continue
+            except OSError:  # exited meanwhile
+                continue
+            fields = process.proc_stat(proc.name)
+            if fields is not None:
+                used += (int(fields[11]) + int(fields[12])) * tick_s  # utime + stime
+        return used
+
     def login(self, attempts: int = 3, timeout_s: float = 20.0) -> None:
         """Log in through the form. Now and then the form's POST leaves the page on /login (Superset logs
         "Failed to add user to db session"; seen right after a bundle import): the form is sent again."""
@@ -132,12 +157,11 @@ class SupersetBrowser:
     def filter_state_key(self, dashboard_id: int, filters: dict[str, tuple[str, list[Any]]]) -> str:
         """Store native filter values as Superset does for a shared link (``?native_filters_key=``).
 
-        A link carrying the state itself (``?native_filters=(rison)``) is applied after the dashboard's own
-        filters initialise; a stored key is read first. Superset 6.1 still requests every chart three times
-        when the key sets a "select first value" filter (requiredFirst): the filter re-applies the value twice
-        as its options arrive, and the page aborts the earlier requests. Leaving the key's query filter empty
-        for such a filter makes the live dashboard query every chart without it (all runs), so the key keeps
-        it; the server answers the repeats from the first computation (superset_config.py).
+        For dashboards whose filters have no "select first value" (the comparison's runs and baseline). Where
+        one has (requiredFirst), Superset 6.1 requests every chart three times when a key (or a
+        ``?native_filters=`` rison state) sets it: the filter re-applies the value twice as its options arrive and
+        the page aborts the earlier requests. Those dashboards open on a run through ``?run=`` instead
+        (:func:`ioscale.stack.superset.dashboard_url`).
         """
         page = self.page
         if self._csrf is None:  # one token serves the whole logged-in session
@@ -152,11 +176,13 @@ class SupersetBrowser:
         return r.json()["key"]
 
     def open_dashboard(self, slug: str, filters: dict[str, tuple[str, list[Any]]] | None = None, *,
-                       expected_charts: int, timeout_s: float = 60.0) -> DashboardLoad:
-        """Load /superset/dashboard/<slug>/ with native filter values {filter_id: (column, values)} and wait
-        until all ``expected_charts`` charts have rendered (or shown an error)."""
+                       run: str | None = None, expected_charts: int, timeout_s: float = 60.0) -> DashboardLoad:
+        """Load /superset/dashboard/<slug>/ on ``run`` (``?run=``, the link ``ioscale`` prints) or with native
+        filter values {filter_id: (column, values)}, and wait until all ``expected_charts`` charts have rendered
+        (or shown an error)."""
         dashboard_id = self.dashboard_id(slug)
-        url = f"{self.base_url}/superset/dashboard/{slug}/?standalone=1"
+        url = dashboard_url(self.base_url, slug, run)
+        url += ("&" if "?" in url else "?") + "standalone=1"
         if filters and dashboard_id is not None:
             url += "&native_filters_key=" + quote(self.filter_state_key(dashboard_id, filters))
         page = self.page
@@ -178,7 +204,26 @@ class SupersetBrowser:
             except Exception:  # noqa: BLE001 -- a body already gone (page moved on): the DOM check decides
                 return
 
+        sent, aborted = [0], [0]
+
+        def chart_request(req: Any) -> int | None:
+            if "/api/v1/chart/data" not in req.url or req.method != "POST" or dashboard_id is None \
+                    or f"dashboard_id={dashboard_id}" not in req.url:
+                return None
+            try:
+                return ((req.post_data_json or {}).get("form_data") or {}).get("slice_id")
+            except Exception:  # noqa: BLE001 -- not JSON: not a chart query
+                return None
+
+        def on_request(req: Any) -> None:
+            sent[0] += chart_request(req) is not None
+
+        def on_failed(req: Any) -> None:
+            aborted[0] += chart_request(req) is not None
+
         page.on("response", on_response)
+        page.on("request", on_request)
+        page.on("requestfailed", on_failed)
         t0 = time.monotonic()
         try:
             page.goto(url, wait_until="commit")
@@ -193,7 +238,9 @@ class SupersetBrowser:
             load_s = time.monotonic() - t0
         finally:
             page.remove_listener("response", on_response)
-        return DashboardLoad(slug, load_s, states, dict(answered))
+            page.remove_listener("request", on_request)
+            page.remove_listener("requestfailed", on_failed)
+        return DashboardLoad(slug, load_s, states, dict(answered), requests=sent[0], aborted=aborted[0])
 
     def screenshot(self, path: Path, settle_s: float = 1.5) -> Path:
         """Full-page PNG of what is on screen, cropped to the dashboard's height."""
@@ -225,16 +272,18 @@ def browser(settings: Any, secrets: dict[str, str]) -> Iterator[SupersetBrowser]
         yield b
 
 
-def _main() -> None:  # python -m ioscale.stack.superset_browser <slug> <expected charts> [filter json] [png]
+def _main() -> None:  # python -m ioscale.stack.superset_browser <slug> <expected charts> [run id | filter json] [png]
     import sys
 
     from ioscale.stack.settings import StackSettings, load_secrets
 
     s = StackSettings.from_env()
-    filters = {k: tuple(v) for k, v in json.loads(sys.argv[3]).items()} if len(sys.argv) > 3 else None
+    arg = sys.argv[3] if len(sys.argv) > 3 else None
+    filters = {k: tuple(v) for k, v in json.loads(arg).items()} if arg and arg.startswith("{") else None
+    run = arg if arg and filters is None else None
     with browser(s, load_secrets(s)) as b:
         for attempt in range(2):
-            load = b.open_dashboard(sys.argv[1], filters, expected_charts=int(sys.argv[2]))
+            load = b.open_dashboard(sys.argv[1], filters, run=run, expected_charts=int(sys.argv[2]))
             print(f"load {load.load_s:.2f}s, {len(load.charts)} charts, failed: "
                   f"{[(c.title, c.error, c.empty, c.drawn, c.text[:200]) for c in load.failed]}")
         if len(sys.argv) > 4:
