@@ -147,8 +147,6 @@ class StackCpu:
     """CPU seconds used by each stack component (its process group, from /proc) and by this process: a figure a
     shared, noisy machine does not distort the way it distorts rates. ``delta()`` since construction."""
 
-    TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
-
     def __init__(self, settings: StackSettings):
         self.groups: dict[int, str] = {}
         for pid_file in sorted((settings.home / "run").glob("*.pid")):
@@ -166,7 +164,7 @@ class StackCpu:
                 continue  # exited meanwhile
             name = self.groups.get(int(fields[2]))  # field 5: process group
             if name is not None:
-                used[name][int(proc.name)] = (int(fields[11]) + int(fields[12])) * self.TICK_S  # utime + stime
+                used[name][int(proc.name)] = process.cpu_seconds(fields)
         t = os.times()
         used["bench (producer)"] = {os.getpid(): t.user + t.system}
         return used

@@ -100,3 +100,15 @@ def test_tail_returns_last_lines(tmp_path):
     f.write_text("".join(f"line {i}\n" for i in range(100)))
     assert process.tail(f, 3).splitlines() == ["line 97", "line 98", "line 99"]
     assert process.tail(tmp_path / "missing.log") == ""
+
+
+def test_cpu_seconds_of_this_process_match_its_own_accounting() -> None:
+    # Burn some CPU so the figure is not a rounding of zero, then compare with what the kernel tells os.times().
+    deadline = time.process_time() + 0.3
+    while time.process_time() < deadline:
+        pass
+    t = os.times()
+    used = process.cpu_seconds(process.proc_stat(os.getpid()))
+    tick = 1.0 / os.sysconf("SC_CLK_TCK")
+    assert abs(used - (t.user + t.system)) <= 3 * tick  # the same counters, read a moment apart
+    assert process.proc_stat(2**22 + 1) is None  # above pid_max: no such process

@@ -41,6 +41,11 @@ def proc_stat(pid: int | str) -> list[str] | None:
     return raw[raw.rindex(")") + 2 :].split()
 
 
+def cpu_seconds(fields: list[str]) -> float:
+    """CPU seconds a process has used (user + system), from its :func:`proc_stat` fields."""
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # fields 14, 15: utime, stime
+
+
 def _proc_start_time(pid: int) -> int | None:
     """Start time of ``pid`` in clock ticks since boot (field 22 of /proc/PID/stat), None if gone."""
     fields = proc_stat(pid)

@@ -15,7 +15,6 @@ start to that moment, as a user would see it.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from contextlib import contextmanager
@@ -117,7 +116,6 @@ class SupersetBrowser:
     def cpu_s(self) -> float:
         """CPU seconds this session's chromium processes have used so far (renderer, GPU, network...): what a
         load costs the browser, which a busy machine does not inflate the way it inflates wall time."""
-        tick_s = 1.0 / os.sysconf("SC_CLK_TCK")
         marker = f"--user-data-dir={self._profile.name}".encode()
         used = 0.0
         for proc in Path("/proc").glob("[0-9]*"):
@@ -128,7 +126,7 @@ class SupersetBrowser:
                 continue
             fields = process.proc_stat(proc.name)
             if fields is not None:
-                used += (int(fields[11]) + int(fields[12])) * tick_s  # utime + stime
+                used += process.cpu_seconds(fields)
         return used
 
     def login(self, attempts: int = 3, timeout_s: float = 20.0) -> None:
