@@ -8,7 +8,6 @@ is the longer queue-depth sweep whose saturation raises an alert.
 from __future__ import annotations
 
 import sys
-import time
 
 from ioscale.stack.launcher import Launcher
 from ioscale.stack.settings import load_secrets
@@ -30,12 +29,12 @@ def run_demo(scenario: str = "demo", seed: int = 1, speed: float = 1.0) -> int:
     spec = get_scenario(scenario)
     settings = launcher.settings
     from ioscale.simulator.engine import run_id_for
+    from ioscale.simulator.runner import start_now_ms
     from ioscale.stack.superset import LIVE_DASHBOARD_SLUG, dashboard_url
 
-    # The first run's id is known before it streams: the live dashboard's link opens on it (?run=), not on
-    # whatever run happens to be the newest.
-    now_ms = int(time.time() * 1000)
-    start_ms = now_ms - now_ms % spec.interval_ms
+    # The first run's id is known before it streams (it starts with the simulation): the live dashboard's link
+    # opens on it (?run=), not on whatever run happens to be the newest.
+    start_ms = start_now_ms(spec.interval_ms)
     first_run = run_id_for(spec.name, spec.runs[0].key, start_ms, seed)
     live = dashboard_url(settings.url("superset"), LIVE_DASHBOARD_SLUG, first_run)
     print(f"\nStreaming scenario '{scenario}' ({spec.title}) in real time, "

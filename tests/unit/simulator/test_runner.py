@@ -74,3 +74,18 @@ def test_speed_must_be_positive_and_mode_known():
         list(simulate("demo", mode="realtime", speed=0))
     with pytest.raises(IoscaleError, match="unknown mode"):
         list(simulate("demo", mode="turbo"))
+
+
+def test_a_run_started_now_begins_on_an_interval_boundary_with_the_id_the_demo_links_to():
+    from ioscale.simulator import get_scenario, make_engine
+    from ioscale.simulator.engine import run_id_for
+    from ioscale.simulator.runner import start_now_ms
+
+    clock = lambda: 1_767_225_600.7  # noqa: E731 -- 700 ms past a second
+    spec = get_scenario("demo")
+    start = start_now_ms(spec.interval_ms, clock)
+    assert start % spec.interval_ms == 0 and 0 <= 1_767_225_600_700 - start < spec.interval_ms
+    engine = make_engine("demo", seed=1, clock=clock)
+    assert engine.start_ms == start
+    first = next(iter(engine.batches()))  # RUN_STARTED of the first run
+    assert first.records[0][1]["run_id"] == run_id_for(spec.name, spec.runs[0].key, start, 1)

@@ -65,12 +65,17 @@ class SimulationReport:
     run_ids: list[str] = field(default_factory=list)
 
 
+def start_now_ms(interval_ms: int, clock: Callable[[], float] = time.time) -> int:
+    """Where a simulation started now begins: the current time on an interval boundary (epoch ms)."""
+    now_ms = int(clock() * 1000)
+    return now_ms - now_ms % interval_ms
+
+
 def make_engine(name: str, seed: int = 0, start_ms: int | None = None, *, step_s: int | None = None,
                 ramp_s: int | None = None, clock: Callable[[], float] = time.time) -> Engine:
     scenario = scenarios.get(name)
-    if start_ms is None:  # now, on an interval boundary
-        now_ms = int(clock() * 1000)
-        start_ms = now_ms - now_ms % scenario.interval_ms
+    if start_ms is None:
+        start_ms = start_now_ms(scenario.interval_ms, clock)
     return Engine(scenario, seed, start_ms, step_s=step_s, ramp_s=ramp_s)
 
 
