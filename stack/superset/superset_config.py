@@ -302,8 +302,8 @@ def _deduplicated_df_payload(original):  # noqa: ANN001, ANN202
 # Superset's static files (/static/assets/*.js, hashed names, max-age one year) leave the app with "Vary: Cookie",
 # as every response whose request touched the session. The browser keys its cache on the Cookie header then, so
 # whenever the session cookie changes (login, a refreshed session) it fetches the dashboard's JavaScript again --
-# its entry bundles (vendors.js alone is 1.7 MB), recompiled because a new response drops V8's code cache for them. Static files are the
-# same for everyone: their responses vary on Accept-Encoding only.
+# its entry bundles (vendors.js alone is 1.7 MB), recompiled because a new response drops V8's code cache for
+# them. Static files are the same for everyone: their responses vary on Accept-Encoding only.
 class StaticAssetsVaryOnEncodingOnly:
     """WSGI middleware (ADDITIONAL_MIDDLEWARE): drops Cookie from the Vary header of /static/ responses."""
 
