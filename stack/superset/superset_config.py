@@ -260,6 +260,63 @@ def _fast_aggregate_funcs(original):  # noqa: ANN001, ANN202
     return get_aggregate_funcs
 
 
+# -- performance: box plot statistics in one pass per group ---------------------------------------------
+# Superset 6.1's `boxplot` post-processing hands pandas eight Python callables per metric (mean, median, whiskers,
+# quartiles, count, outliers); pandas builds a Series per group for each, and the whiskers and outliers compute the
+# quartiles again (ten percentiles per group and metric). The fleet-balance box plots (11 steps x up to 320 VMs)
+# spent about as long in it as in ClickHouse (py-spy). The same statistics from one slice per group and metric:
+# the quartiles with the same np.nanpercentile call, mean and median through pandas' group mean and median (what
+# pandas runs for np.mean and np.median), count as np.ma.count does (every row, NaN included), outliers in row
+# order above then below. Tukey whiskers on float metrics only; anything else takes Superset's own path.
+def _fast_boxplot(original):  # noqa: ANN001, ANN202
+    def boxplot(df, groupby, metrics, whisker_type, percentiles=None):  # noqa: ANN001, ANN202 (Superset's signature)
+        import numpy as np
+        from pandas import DataFrame, to_numeric
+
+        if str(getattr(whisker_type, "value", whisker_type)) != "tukey" or not groupby or not metrics:
+            return original(df, groupby, metrics, whisker_type, percentiles)
+        for column in metrics:  # as Superset does: nanpercentile needs numbers
+            if df.dtypes[column] == np.object_:
+                df[column] = to_numeric(df[column], errors="coerce")
+        if any(df.dtypes[column] != np.float64 for column in metrics) or any(c not in df for c in groupby):
+            return original(df, groupby, metrics, whisker_type, percentiles)
+        grouped = df.groupby(by=groupby)
+        sizes = grouped.size()
+        positions = grouped.indices
+        stats: dict[str, dict[str, list]] = {m: {k: [] for k in ("max", "min", "q1", "q3", "outliers")} for m in metrics}
+        for key in sizes.index:
+            rows = positions[key]
+            for metric in metrics:
+                values = df[metric].to_numpy()[rows]
+                q1 = np.nanpercentile(values, 25, method="midpoint")
+                q3 = np.nanpercentile(values, 75, method="midpoint")
+                high, low = q3 + 1.5 * (q3 - q1), q1 - 1.5 * (q3 - q1)
+                inside_high, inside_low = values[values <= high], values[values >= low]
+                whisker_high = inside_high.max() if inside_high.size else np.nan
+                whisker_low = inside_low.min() if inside_low.size else np.nan
+                s = stats[metric]
+                s["max"].append(whisker_high)
+                s["min"].append(whisker_low)
+                s["q1"].append(q1)
+                s["q3"].append(q3)
+                s["outliers"].append(values[values > whisker_high].tolist() + values[values < whisker_low].tolist())
+        columns: dict[str, object] = {}
+        for name in ("mean", "median", "max", "min", "q1", "q3", "count", "outliers"):  # Superset's column order
+            for metric in metrics:
+                if name == "mean":
+                    columns[f"{metric}__{name}"] = grouped[metric].mean().to_numpy()
+                elif name == "median":
+                    columns[f"{metric}__{name}"] = grouped[metric].median().to_numpy()
+                elif name == "count":
+                    columns[f"{metric}__{name}"] = sizes.to_numpy()
+                else:
+                    columns[f"{metric}__{name}"] = stats[metric][name]
+        return DataFrame(columns, index=sizes.index).reset_index()
+
+    boxplot.__wrapped__ = original
+    return boxplot
+
+
 # -- performance: one computation per identical chart query -------------------------------------------
 # A dashboard opened from a link that carries filter values (native_filters_key) asks for every chart three
 # times within ~2 s: Superset 6.1's Run filter ("select first value", requiredFirst) re-applies the linked
