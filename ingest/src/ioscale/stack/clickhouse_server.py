@@ -29,6 +29,9 @@ HTTP and native TCP once ``SYSTEM START LISTEN`` ran. How this module uses it, a
 - On stop, idle client connections would make the engine skip its own shutdown (see
   ``hang_up_clients``); they are shut down from here.
 - LocalServer ignores ``<timezone>``: the process exports it as ``TZ`` before loading the engine.
+- The engine applies ``<os_threads_nice_value_merge_mutate>`` only with CAP_SYS_NICE, which a user
+  process lacks (its merge threads ran at nice 0). Raising a nice value needs no privilege, so this
+  process applies it to the engine's ``MergeMutate`` threads itself, checking every few seconds.
 - One LocalServer per process; data persists under ``<path>`` across restarts.
 
 Pin both ``chdb==4.4.0`` and ``chdb-core==26.9.0``: the entry point used here is private.
@@ -59,6 +62,10 @@ SHUTDOWN_GRACE_S = 20.0
 STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 _RTLD_DEEPBIND = 0x00008
 KEEP_ALIVE_UDF = "ioscale_stop_requested"
+#: Engine threads that <os_threads_nice_value_merge_mutate> is meant for (thread names as in /proc).
+MERGE_THREAD_NAMES = frozenset({"MergeMutate"})
+#: How often the merge threads' nice value is checked (the pool's threads start with the engine).
+RENICE_EVERY_S = 5.0
 
 
 def log(msg: str) -> None:
@@ -104,6 +111,31 @@ def listen_ports(config_file: Path) -> set[int]:
     """The HTTP and native ports of config.xml."""
     root = ET.parse(config_file).getroot()
     return {int(root.findtext(tag)) for tag in ("http_port", "tcp_port") if root.findtext(tag)}
+
+
+def merge_nice_value(config_file: Path) -> int | None:
+    """The ``<os_threads_nice_value_merge_mutate>`` of config.xml, if any."""
+    text = (ET.parse(config_file).getroot().findtext("os_threads_nice_value_merge_mutate") or "").strip()
+    return int(text) if text else None
+
+
+def renice_threads(names: frozenset[str], nice: int, proc: Path = Path("/proc/self")) -> int:
+    """Gives this process's threads called one of ``names`` the nice value ``nice`` when they have a lower one.
+
+    Only ever raises a value (lower priority), which needs no privilege. Returns how many threads changed.
+    """
+    changed = 0
+    for task in (proc / "task").iterdir():
+        try:
+            if task.joinpath("comm").read_text().strip() not in names:
+                continue
+            tid = int(task.name)
+            if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+                os.setpriority(os.PRIO_PROCESS, tid, nice)
+                changed += 1
+        except (FileNotFoundError, ProcessLookupError):  # the thread ended while we looked
+            continue
+    return changed
 
 
 def client_connection_fds(ports: set[int], proc: Path = Path("/proc/self")) -> list[int]:
@@ -190,8 +222,10 @@ def check() -> int:
 
 
 def wait_for_stop(engine_alive: Callable[[], bool],
-                  wait: Callable[[set[signal.Signals], float], Any] = signal.sigtimedwait) -> int | None:
-    """Blocks until a stop signal arrives (its number) or the engine ends by itself (None).
+                  wait: Callable[[set[signal.Signals], float], Any] = signal.sigtimedwait,
+                  on_tick: Callable[[], None] = lambda: None) -> int | None:
+    """Blocks until a stop signal arrives (its number) or the engine ends by itself (None); calls
+    ``on_tick`` about once a second meanwhile.
 
     Anything else ``sigtimedwait`` returns is ignored: a debugger or profiler attaching with ptrace (py-spy,
     gdb) interrupts the wait and can hand back a record whose signal number is garbage, which once stopped
@@ -201,6 +235,7 @@ def wait_for_stop(engine_alive: Callable[[], bool],
         info = wait(STOP_SIGNALS, 1.0)
         if info is not None and info.si_signo in STOP_SIGNALS:
             return info.si_signo
+        on_tick()
     return None
 
 
@@ -247,7 +282,17 @@ def serve(config_file: Path) -> int:
     log(f"engine {versions()['chdb-core']} loaded in {time.monotonic() - t0:.1f}s; "
         f"serving {path} with {config_file}")
 
-    received = wait_for_stop(worker.is_alive)
+    merge_nice = merge_nice_value(config_file)
+    next_renice = 0.0
+
+    def tick() -> None:
+        nonlocal next_renice
+        if merge_nice is not None and time.monotonic() >= next_renice:
+            next_renice = time.monotonic() + RENICE_EVERY_S
+            if changed := renice_threads(MERGE_THREAD_NAMES, merge_nice):
+                log(f"{changed} merge thread(s) set to nice {merge_nice}")
+
+    received = wait_for_stop(worker.is_alive, on_tick=tick)
 
     if received is None:  # the query ended without being asked to: the listeners are gone
         result = outcome.get("result")
