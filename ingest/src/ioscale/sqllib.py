@@ -137,6 +137,7 @@ class QueryResult:
     columns: tuple[str, ...]
     rows: list[tuple[Any, ...]]
     elapsed_ns: int | None       # server-side time (X-ClickHouse-Summary), None when not reported
+    query_id: str | None = None  # the server's id of this run (system.query_log), when reported
 
 
 # --- discovery -------------------------------------------------------------------------------------------
@@ -429,11 +430,13 @@ def execute(query: NamedQuery, values: Mapping[str, Any], ch_client: Any, sql: s
                          hint="start the stack with `ioscale stack up` (or check `ioscale stack status`)") from None
     except DatabaseError as e:
         raise _query_failed(query, e) from None
-    elapsed = (result.summary or {}).get("elapsed_ns")
+    summary = result.summary or {}
+    elapsed = summary.get("elapsed_ns")
     rows = list(result.result_rows)
     # An empty answer can come without a header (no data block): name the documented columns instead.
     columns = tuple(result.column_names) or (tuple(c.name for c in query.columns) if not rows else ())
-    return QueryResult(columns, rows, int(elapsed) if elapsed not in (None, "") else None)
+    return QueryResult(columns, rows, int(elapsed) if elapsed not in (None, "") else None,
+                       summary.get("query_id") or None)
 
 
 def _first_line(e: Exception) -> str:

@@ -171,14 +171,14 @@ class FakeClient:
 
 
 def test_execute_sends_server_side_parameters_and_tags_the_query() -> None:
-    fake = FakeClient(FakeResult(("x",), [("r1",)], {"elapsed_ns": "1234567"}))
+    fake = FakeClient(FakeResult(("x",), [("r1",)], {"elapsed_ns": "1234567", "query_id": "q-1"}))
     values = sqllib.bind(Q, {"run_id": "r1'; DROP TABLE x --"})
     result = sqllib.execute(Q, values, fake)
     sql, params, settings = fake.calls[0]
     assert sql == Q.sql and "r1'" not in sql                     # the value never enters the SQL text
     assert params["run_id"] == "r1'; DROP TABLE x --" and params["step_index"] == -1
     assert settings == {"log_comment": "ioscale sql a_query"}
-    assert result == sqllib.QueryResult(("x",), [("r1",)], 1234567)
+    assert result == sqllib.QueryResult(("x",), [("r1",)], 1234567, "q-1")   # the id finds it in query_log
 
 
 def test_execute_names_the_documented_columns_of_an_empty_answer() -> None:
