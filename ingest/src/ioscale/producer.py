@@ -7,7 +7,9 @@ reported, never dropped silently.
 
 Three ways in, one encoder and one produce path:
 - `send(topic, record)`: one dict (collectors, tests);
-- `send_many(topic, records)`: a list of dicts of one topic (importers), encoded as one batch;
+- `send_many(topic, records)`: a list of dicts of one topic (importers), encoded as one batch; in two
+  halves, `encode_many` then `send_encoded`, where the encoding must not delay the sending (a bench that
+  plays a fleet of collectors, each of which would encode its own few samples);
 - `send_blocks(blocks)`: ioscale.columns.RecordBlock (the simulator), encoded from the columns.
 Batches go through ioscale.avro_wire.AvroEncoder, whose vectorised path (ioscale.avro_fast) writes the
 bytes fastavro writes and falls back to fastavro for anything it does not cover.
@@ -23,6 +25,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
@@ -90,6 +93,15 @@ def block_keys(block: RecordBlock) -> list[bytes]:
     return list(map(table.__getitem__, coded[0].codes.tolist()))
 
 
+@dataclass(frozen=True)
+class EncodedBatch:
+    """Records of one topic encoded (Confluent-framed Avro) and keyed, ready for send_encoded."""
+
+    topic: str
+    values: list[bytes]
+    keys: list[bytes]
+
+
 class TelemetryProducer:
     """topic_map (benchmarks, tests): write a topic's records to another topic, with the original's schema."""
 
@@ -130,11 +142,19 @@ class TelemetryProducer:
 
     def send_many(self, topic: str, records: Sequence[dict[str, Any]], keys: Sequence[bytes] | None = None) -> None:
         """Records of one topic, in order; encoded as one batch."""
-        if not records:
-            return
+        if records:
+            self.send_encoded(self.encode_many(topic, records, keys))
+
+    def encode_many(self, topic: str, records: Sequence[dict[str, Any]],
+                    keys: Sequence[bytes] | None = None) -> EncodedBatch:
+        """send_many's first half: the records encoded and keyed, nothing sent."""
         enc = self.encoder(topic)
-        values = enc.encode_many(records)
-        self._produce(topic, values, list(keys) if keys is not None else self._keys(topic, enc, records))
+        values = enc.encode_many(records) if records else []
+        return EncodedBatch(topic, values, list(keys) if keys is not None else self._keys(topic, enc, records))
+
+    def send_encoded(self, batch: EncodedBatch) -> None:
+        """send_many's second half: an encoded batch onto Kafka, in order."""
+        self._produce(batch.topic, batch.values, batch.keys)
 
     def send_blocks(self, blocks: Iterable[RecordBlock]) -> None:
         """Column blocks, in order per topic; blocks of one topic are encoded together."""

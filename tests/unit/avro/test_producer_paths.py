@@ -83,20 +83,27 @@ def by_topic(messages):
 
 def test_blocks_many_and_single_records_produce_the_same_messages(make_producer):
     batches = engine_batches()
-    single, many, blocks = make_producer(), make_producer(), make_producer()
+    single, many, blocks, ahead = make_producer(), make_producer(), make_producer(), make_producer()
     for batch in batches:
         for topic, record in batch.records:
             single.send(topic, record)
         for topic, record in batch.events:
             many.send(topic, record)
             blocks.send(topic, record)
+            ahead.send(topic, record)
+        sent_before = len(ahead._producer.messages)
+        encoded = [ahead.encode_many(block.topic, block.to_records()) for block in batch.blocks]
+        assert len(ahead._producer.messages) == sent_before   # encoding sends nothing
         for block in batch.blocks:
             many.send_many(block.topic, block.to_records())
         blocks.send_blocks(batch.blocks)
+        for e in encoded:   # encoded first, sent later: the same messages
+            ahead.send_encoded(e)
     expected = by_topic(single._producer.messages)
     assert set(expected) == {topics.RUNS, topics.IO_SAMPLES, topics.CPU_SAMPLES, topics.PORT_SAMPLES}
     assert by_topic(many._producer.messages) == expected
     assert by_topic(blocks._producer.messages) == expected
+    assert by_topic(ahead._producer.messages) == expected and ahead.produced == single.produced
     assert all(v[:5] == b"\x00" + (40 + len(t)).to_bytes(4, "big") for t, v, _ in blocks._producer.messages)
     assert blocks.produced == single.produced and sum(blocks.produced.values()) == sum(len(b) for b in batches)
 
