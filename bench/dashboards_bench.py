@@ -5,6 +5,7 @@ Targets (ioscale issue 5): every dashboard loads in under 2 s with all charts re
     .ioscale/venv/bin/python bench/dashboards_bench.py                 # generate once, wait for Flink, measure
     .ioscale/venv/bin/python bench/dashboards_bench.py --generate-only
     .ioscale/venv/bin/python bench/dashboards_bench.py --loads 5 --repeat 20
+    .ioscale/venv/bin/python bench/dashboards_bench.py --run RUN --compare BASELINE --compare OTHER   # same runs
 
 Data: the first run of scenario s2d-vmfleet-320 (Storage Spaces Direct, 4 nodes, VMFleet 4 KiB 70/30, 1 to 80 VMs
 per node: 320 VMs in the last step), 11 steps of 5 s ramp-up + 322 s = 3597 s: ~0.96 M I/O samples, ~0.5 M CPU and
@@ -155,12 +156,15 @@ def dashboards(api: Any) -> list[dict[str, Any]]:
     return out
 
 
-def pick_runs(ch: Any, bench_runs: list[str]) -> dict[str, list[str]]:
-    """The 320-VM hour on every dashboard; the comparison puts it against the previous bench run, or else shows
-    the two newest runs of one scenario."""
+def pick_runs(ch: Any, bench_runs: list[str], compare: list[str] | None = None) -> dict[str, list[str]]:
+    """The 320-VM hour on every dashboard; the comparison shows ``compare`` when given, else puts the hour against
+    the previous bench run, or else shows the two newest runs of one scenario (which other work on the stack may
+    change between two bench runs: name them to compare figures)."""
     runs = {slug: bench_runs[:1] for slug in ("ioscale-live", "ioscale-fleet-balance", "ioscale-scaling",
                                                "ioscale-saturation")}
-    if len(bench_runs) >= 2:
+    if compare:
+        runs["ioscale-compare"] = compare
+    elif len(bench_runs) >= 2:
         runs["ioscale-compare"] = bench_runs[:2]
     else:
         pair = ch.query("SELECT groupArray(2)(run_id) FROM (SELECT run_id, scenario, last_step_end FROM "
@@ -295,6 +299,7 @@ def main() -> int:
     p.add_argument("--resend", action="store_true", help="generate a new run even if ClickHouse holds one")
     p.add_argument("--only", action="append", metavar="SLUG", help="measure only this dashboard (repeatable)")
     p.add_argument("--run", action="append", help="measure on this run instead (repeat for the comparison's second)")
+    p.add_argument("--compare", action="append", metavar="RUN", help="the comparison's runs (repeat; first: baseline)")
     args = p.parse_args()
 
     settings = StackSettings.from_env()
@@ -306,7 +311,7 @@ def main() -> int:
     api = api_session(settings, secrets)
     dashes = [d for d in dashboards(api) if not args.only or d["slug"] in args.only]
     with client(settings, secrets, "reader") as ch:
-        runs = pick_runs(ch, bench_runs)
+        runs = pick_runs(ch, bench_runs, args.compare)
     failures = measure_loads(settings, secrets, dashes, runs, args.loads, args.screenshots)
     if not args.skip_queries:
         failures += measure_queries(settings, secrets, api, dashes, runs, args.repeat)

@@ -209,3 +209,39 @@ def test_port_utilization_against_the_declared_payload_rate(api, bundle, chart_i
         rx_col = next(k for k in row if k.endswith(f"{port}, rx"))
         tx_col = next(k for k in row if k.endswith(f"{port}, tx"))
         assert row[rx_col] == pytest.approx(rx) and row[tx_col] == pytest.approx(tx)
+
+
+def _tukey(values: list[float]) -> dict:
+    """Box plot statistics as Superset defines them (Tukey whiskers, midpoint quartiles), computed here."""
+    import numpy as np
+
+    v = np.array(values, dtype=float)
+    q1, q3 = np.nanpercentile(v, 25, method="midpoint"), np.nanpercentile(v, 75, method="midpoint")
+    hi, lo = v[v <= q3 + 1.5 * (q3 - q1)].max(), v[v >= q1 - 1.5 * (q3 - q1)].min()
+    return {"q1": q1, "q3": q3, "max": hi, "min": lo, "median": np.nanmedian(v), "mean": np.nanmean(v),
+            "count": len(v), "outliers": sorted(v[v > hi].tolist() + v[v < lo].tolist())}
+
+
+def test_fleet_balance_box_plots_hold_each_steps_quartiles_whiskers_and_outlier_vms(api, bundle, chart_ids, sweep):
+    """Box statistics (superset_config.py computes them in one pass per step) against the chart's own rows."""
+    uuid = _uuid(bundle, "fb_vm_iops_box")
+    [boxes] = chart_data(api, chart_ids, uuid, run_id=sweep.demo)
+    qc = json.loads(api.api("GET", f"/api/v1/chart/{chart_ids[uuid]}").json()["result"]["query_context"])
+    [q] = qc["queries"]
+    [box_op] = [p for p in q["post_processing"] if p["operation"] == "boxplot"]
+    [group], [metric] = box_op["options"]["groupby"], box_op["options"]["metrics"]
+    q["post_processing"] = []
+    q["filters"] = q.get("filters", []) + [{"col": "run_id", "op": "IN", "val": [sweep.demo]}]
+    qc["force"] = True
+    [rows] = api.api("POST", "/api/v1/chart/data", json=qc).json()["result"]
+    per_step: dict = {}
+    for row in rows["data"]:
+        per_step.setdefault(row[group], []).append(row[metric])
+    assert len(per_step) == sweep.steps[sweep.demo] and max(map(len, per_step.values())) >= 2
+    got = {row[group]: row for row in boxes["data"]}
+    assert set(got) == set(per_step)
+    for step, values in per_step.items():
+        want = _tukey(values)
+        for stat, value in want.items():
+            have = got[step][f"{metric}__{stat}"]
+            assert (sorted(have) if stat == "outliers" else have) == pytest.approx(value), (step, stat)

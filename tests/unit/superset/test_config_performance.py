@@ -181,3 +181,76 @@ def test_static_assets_vary_on_encoding_only_other_responses_untouched(cfg):
     wrapped({"PATH_INFO": "/api/v1/chart/data"}, start_response)  # the API depends on who asks: left alone
     assert ("Vary", "Accept-Encoding, Cookie") in sent[-1][1]
     assert cfg["_without_vary_cookie"]([("Vary", "Cookie"), ("ETag", "x")]) == [("ETag", "x")]
+
+
+def test_box_plot_statistics_per_group_as_superset_computes_them(cfg):
+    """The fleet-balance box plots' post-processing (Tukey whiskers): every statistic checked by hand.
+    Superset's own function is the oracle in tests/integration/superset/test_dashboards.py."""
+    import numpy as np
+    import pandas as pd
+
+    boxplot = cfg["_fast_boxplot"](lambda *a: pytest.fail("Tukey whiskers on float metrics take the fast path"))
+    df = pd.DataFrame({
+        "step": [2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, None],
+        "iops": [2.0, 1, 100, 2, 3, 4, 5, 6, 7, 8, 9, np.nan, 4.0, 50.0],
+    })
+    out = boxplot(df, ["step"], ["iops"], "tukey")
+    assert list(out.columns) == ["step", "iops__mean", "iops__median", "iops__max", "iops__min", "iops__q1",
+                                 "iops__q3", "iops__count", "iops__outliers"]
+    assert out["step"].tolist() == [1.0, 2.0]  # sorted groups; the row without a step is left out, as pandas does
+    one, two = out.to_dict("records")
+    # step 1: 1..9 and 100; midpoint quartiles (3 + 4) / 2 and (7 + 8) / 2, fences 3.5 - 6 and 7.5 + 6
+    assert (one["iops__q1"], one["iops__q3"]) == (3.5, 7.5)
+    assert (one["iops__min"], one["iops__max"], one["iops__outliers"]) == (1.0, 9.0, [100.0])
+    assert (one["iops__mean"], one["iops__median"], one["iops__count"]) == (14.5, 5.5, 10)
+    # step 2: 2, NaN, 4 -- quartiles of the two numbers, both 3: the whiskers cross and both values lie outside
+    # them (above first, then below, each in row order); the count holds the NaN row as np.ma.count does
+    assert (two["iops__q1"], two["iops__q3"], two["iops__max"], two["iops__min"]) == (3.0, 3.0, 2.0, 4.0)
+    assert (two["iops__outliers"], two["iops__count"]) == ([4.0, 2.0], 3)
+    assert (two["iops__mean"], two["iops__median"]) == (3.0, 3.0)
+
+
+def test_box_plots_other_than_tukey_on_floats_take_supersets_own_path(cfg):
+    import pandas as pd
+
+    calls = []
+    boxplot = cfg["_fast_boxplot"](lambda *a: calls.append(a[3]) or "superset's")
+    df = pd.DataFrame({"step": [1, 1], "iops": [1.0, 2.0], "n": [1, 2]})
+    assert boxplot(df, ["step"], ["iops"], "min/max") == "superset's"
+    assert boxplot(df, ["step"], ["iops"], "percentile", [10, 90]) == "superset's"
+    assert boxplot(df, ["step"], ["n"], "tukey") == "superset's"  # an integer metric: Superset's dtypes kept
+    assert calls == ["min/max", "percentile", "tukey"]
+
+
+def test_new_engines_take_the_default_schema_from_the_uri(cfg):
+    asked = []
+    default_schema = cfg["_url_default_schema"](lambda self, conn: asked.append(conn) or "from the server")
+
+    def connection(database):
+        return types.SimpleNamespace(engine=types.SimpleNamespace(url=types.SimpleNamespace(database=database)))
+
+    assert default_schema(None, connection("ioscale")) == "ioscale" and asked == []  # no round trip
+    no_database = connection(None)
+    assert default_schema(None, no_database) == "from the server" and asked == [no_database]
+
+
+def test_time_columns_that_already_are_timestamps_skip_the_format_guessing(cfg):
+    import pandas as pd
+
+    seen = []
+    process = cfg["_datetime_columns_kept"](lambda df, col: seen.append(col.col_label))
+    times = pd.date_range("2026-11-21 22:56:50", periods=3, freq="10s")
+    df = pd.DataFrame({"naive": times, "utc": times.tz_localize("UTC"), "ms": times.as_unit("ms"),
+                       "text": times.astype(str), "epoch": times})
+    before = df.copy()
+
+    def col(label, fmt=None):
+        return types.SimpleNamespace(col_label=label, timestamp_format=fmt)
+
+    for label in ("naive", "utc", "ms"):
+        process(df, col(label))
+        process(df, col(label, "%Y-%m-%d %H:%M:%S"))
+    assert seen == [] and df.equals(before)  # left as they are
+    process(df, col("text"))
+    process(df, col("epoch", "epoch_ms"))
+    assert seen == ["text", "epoch"]  # Superset's own path: text to parse, epoch formats
