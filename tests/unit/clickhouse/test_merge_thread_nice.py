@@ -70,3 +70,38 @@ def test_wait_for_stop_ticks_while_it_waits() -> None:
     assert srv.wait_for_stop(lambda: next(alive), lambda signals, timeout_s: None,
                              on_tick=lambda: ticks.append(1)) is None
     assert len(ticks) == 3
+
+
+_DROP_CHECK = """
+import os, sys, threading
+from ioscale.stack import clickhouse_server as srv
+had = int(open("/proc/self/status").read().split("CapEff:")[1].split()[0], 16) >> srv.CAP_SYS_NICE & 1
+dropped = srv.drop_capability(srv.CAP_SYS_NICE)
+result = {}
+def later():  # a thread started afterwards, as the engine's are: raised, it cannot come back down
+    tid = threading.get_native_id()
+    status = open(f"/proc/self/task/{tid}/status").read()
+    result["cap"] = int(status.split("CapEff:")[1].split()[0], 16) >> srv.CAP_SYS_NICE & 1
+    base = os.getpriority(os.PRIO_PROCESS, tid)
+    os.setpriority(os.PRIO_PROCESS, tid, min(base + 2, 19))
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, base)
+        result["lowered"] = 1
+    except PermissionError:
+        result["lowered"] = 0
+t = threading.Thread(target=later); t.start(); t.join()
+print(had, int(dropped), result["cap"], result["lowered"])
+"""
+
+
+def test_dropping_cap_sys_nice_keeps_a_raised_nice_value_raised() -> None:
+    # In a child process: the test process keeps its capabilities.
+    import subprocess
+    import sys
+
+    had, dropped, cap, lowered = map(int, subprocess.run([sys.executable, "-c", _DROP_CHECK], check=True,
+                                                         capture_output=True, text=True).stdout.split())
+    if had:   # root with CAP_SYS_NICE (as here): dropped, and the engine could no longer lower a nice value
+        assert (dropped, cap, lowered) == (1, 0, 0)
+    else:     # an ordinary user: nothing to drop, and lowering was never allowed
+        assert (dropped, cap, lowered) == (0, 0, 0)
