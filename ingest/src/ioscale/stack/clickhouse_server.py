@@ -33,7 +33,7 @@ HTTP and native TCP once ``SYSTEM START LISTEN`` ran. How this module uses it, a
   CAP_SYS_NICE (root) the engine sets each merge thread back to 0 whenever it starts a task; without
   it the engine does nothing. So the process drops CAP_SYS_NICE before the engine starts (its threads
   inherit that), and sets the nice value of the engine's ``MergeMutate`` threads itself, checking every
-  second (raising a nice value needs no privilege; the engine's pools may start new threads).
+  second at ~3 ms of CPU (raising a nice value needs no privilege; the engine's pools may start new threads).
 - One LocalServer per process; data persists under ``<path>`` across restarts.
 
 Pin both ``chdb==4.4.0`` and ``chdb-core==26.9.0``: the entry point used here is private.
@@ -66,8 +66,6 @@ _RTLD_DEEPBIND = 0x00008
 KEEP_ALIVE_UDF = "ioscale_stop_requested"
 #: Engine threads that <os_threads_nice_value_merge_mutate> is meant for (thread names as in /proc).
 MERGE_THREAD_NAMES = frozenset({"MergeMutate"})
-#: How often the merge threads' nice value is checked (a scan of ~300 threads costs ~3 ms of CPU).
-RENICE_EVERY_S = 1.0
 CAP_SYS_NICE = 23
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
@@ -319,14 +317,9 @@ def serve(config_file: Path) -> int:
     log(f"engine {versions()['chdb-core']} loaded in {time.monotonic() - t0:.1f}s; "
         f"serving {path} with {config_file}")
 
-    next_renice = 0.0
-
-    def tick() -> None:
-        nonlocal next_renice
-        if merge_nice is not None and time.monotonic() >= next_renice:
-            next_renice = time.monotonic() + RENICE_EVERY_S
-            if changed := renice_threads(MERGE_THREAD_NAMES, merge_nice):
-                log(f"{changed} merge thread(s) set to nice {merge_nice}")
+    def tick() -> None:  # about once a second: the engine's pools may start new merge threads
+        if merge_nice is not None and (changed := renice_threads(MERGE_THREAD_NAMES, merge_nice)):
+            log(f"{changed} merge thread(s) set to nice {merge_nice}")
 
     received = wait_for_stop(worker.is_alive, on_tick=tick)
 
