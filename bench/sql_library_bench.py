@@ -17,8 +17,8 @@ costs about a minute of both).
 Each query runs once cold (reported apart), then --repeat times on one reader connection, as a dashboard or a
 script would; wall time per call (HTTP round trip and result parsing included), the server's own elapsed
 time (X-ClickHouse-Summary) and the CPU time ClickHouse spent on the call (system.query_log, all its threads:
-what a busy machine does not inflate the way it inflates latency) are reported. Step queries take the last, largest step (320 VMs, 640 sources);
-four variants follow (every step at once, the other grain).
+what a busy machine does not inflate the way it inflates latency) are reported. Step queries take the last,
+largest step (320 VMs, 640 sources); four variants follow (every step at once, the other grain).
 Queries over the Flink result tables are skipped when those tables do not exist, and timed but flagged when
 they hold nothing for the run (the Flink job was not running when the data arrived).
 

@@ -171,7 +171,7 @@ WITH
         -- grain interval ranked by max or mean: the rows shown, their buckets read by primary key -- in the
         -- time-ordered copy (small granules; its Map keeps io_samples' bucket order), or io_samples itself.
         -- A tuple IN (subquery) over the sort key, not has(array, ...): only the granules holding those rows
-        -- are read and merged by FINAL (~130 ms less CPU than filtering the step's rows).
+        -- are read and merged by FINAL (~10 % less CPU for the whole query than filtering the step's rows).
         SELECT host, vm, target, direction, ts,
                arraySum(mapValues(hist)) AS latency_n,
                mapKeys(hist)[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(mapValues(hist)))] AS p99_index,
