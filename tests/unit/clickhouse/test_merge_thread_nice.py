@@ -1,5 +1,6 @@
-"""The server wrapper gives the engine's merge threads the nice value config.xml asks for (the engine itself
-cannot without CAP_SYS_NICE): on real threads of this process, named as the engine names its own."""
+"""The server wrapper gives the engine's merge threads, and the threads consuming its Kafka-engine tables, the
+nice values config.xml asks for (the engine itself cannot without CAP_SYS_NICE): on real threads of this
+process, named as the engine names its own."""
 
 from __future__ import annotations
 
@@ -24,44 +25,53 @@ def _named_thread(name: str, started: threading.Event, done: threading.Event, ti
     return threading.Thread(target=body, daemon=True)
 
 
-def test_merge_threads_get_the_configured_nice_value_and_nothing_else_changes() -> None:
+def test_named_threads_get_their_configured_nice_value_and_nothing_else_changes() -> None:
     base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    want = min(base + 3, 19)
-    started, other_started, done = threading.Event(), threading.Event(), threading.Event()
-    merge_tid: list[int] = []
-    other_tid: list[int] = []
-    merge = _named_thread("MergeMutate", started, done, merge_tid)
-    other = _named_thread("HTTPHandler", other_started, done, other_tid)
-    merge.start()
-    other.start()
+    merge_nice, kafka_nice = min(base + 3, 19), min(base + 2, 19)
+    wanted = {"MergeMutate": merge_nice, "RuntimeData": kafka_nice}
+    done = threading.Event()
+    tids: dict[str, list[int]] = {}
+    threads = []
+    for name in ("MergeMutate", "RuntimeData", "HTTPHandler"):
+        started = threading.Event()
+        tids[name] = []
+        threads.append((_named_thread(name, started, done, tids[name]), started))
+    for thread, _ in threads:
+        thread.start()
     try:
-        assert started.wait(5) and other_started.wait(5)
-        assert srv.renice_threads(srv.MERGE_THREAD_NAMES, want) == 1
-        assert os.getpriority(os.PRIO_PROCESS, merge_tid[0]) == want
-        assert os.getpriority(os.PRIO_PROCESS, other_tid[0]) == base
+        assert all(started.wait(5) for _, started in threads)
+        assert srv.renice_threads(wanted) == 2  # one pass sets both groups
+        assert os.getpriority(os.PRIO_PROCESS, tids["MergeMutate"][0]) == merge_nice
+        assert os.getpriority(os.PRIO_PROCESS, tids["RuntimeData"][0]) == kafka_nice
+        assert os.getpriority(os.PRIO_PROCESS, tids["HTTPHandler"][0]) == base
         assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base
         # Checked again: nothing left to change; and a lower value never lowers it (that needs privilege).
-        assert srv.renice_threads(srv.MERGE_THREAD_NAMES, want) == 0
-        assert srv.renice_threads(srv.MERGE_THREAD_NAMES, base) == 0
-        assert os.getpriority(os.PRIO_PROCESS, merge_tid[0]) == want
+        assert srv.renice_threads(wanted) == 0
+        assert srv.renice_threads({"MergeMutate": base, "RuntimeData": base}) == 0
+        assert os.getpriority(os.PRIO_PROCESS, tids["MergeMutate"][0]) == merge_nice
     finally:
         done.set()
-        merge.join(5)
-        other.join(5)
+        for thread, _ in threads:
+            thread.join(5)
 
 
-def test_merge_nice_value_comes_from_config(tmp_path: Path) -> None:
+def test_nice_values_come_from_config(tmp_path: Path) -> None:
     cfg = tmp_path / "config.xml"
     cfg.write_text("<clickhouse><os_threads_nice_value_merge_mutate>10</os_threads_nice_value_merge_mutate>"
+                   "<ioscale_kafka_consumer_nice>5</ioscale_kafka_consumer_nice></clickhouse>")
+    assert srv.thread_nice_values(cfg) == {"MergeMutate": 10, "RuntimeData": 5}
+    cfg.write_text("<clickhouse><os_threads_nice_value_merge_mutate>10</os_threads_nice_value_merge_mutate>"
                    "</clickhouse>")
-    assert srv.merge_nice_value(cfg) == 10
+    assert srv.thread_nice_values(cfg) == {"MergeMutate": 10}
     cfg.write_text("<clickhouse><http_port>8123</http_port></clickhouse>")
-    assert srv.merge_nice_value(cfg) is None
+    assert srv.thread_nice_values(cfg) == {}
 
 
-def test_the_shipped_config_asks_for_nice_merges() -> None:
+def test_the_shipped_config_asks_for_nice_merges_and_kafka_consumers() -> None:
     template = Path(__file__).resolve().parents[3] / "stack" / "clickhouse" / "config.xml.tmpl"
-    assert "<os_threads_nice_value_merge_mutate>10</os_threads_nice_value_merge_mutate>" in template.read_text()
+    text = template.read_text()
+    assert "<os_threads_nice_value_merge_mutate>10</os_threads_nice_value_merge_mutate>" in text
+    assert "<ioscale_kafka_consumer_nice>5</ioscale_kafka_consumer_nice>" in text
 
 
 def test_wait_for_stop_ticks_while_it_waits() -> None:

@@ -34,6 +34,7 @@ HTTP and native TCP once ``SYSTEM START LISTEN`` ran. How this module uses it, a
   it the engine does nothing. So the process drops CAP_SYS_NICE before the engine starts (its threads
   inherit that), and sets the nice value of the engine's ``MergeMutate`` threads itself, checking every
   second at ~3 ms of CPU (raising a nice value needs no privilege; the engine's pools may start new threads).
+  The threads that consume the Kafka-engine tables get ``<ioscale_kafka_consumer_nice>`` the same way.
 - One LocalServer per process; data persists under ``<path>`` across restarts.
 
 Pin both ``chdb==4.4.0`` and ``chdb-core==26.9.0``: the entry point used here is private.
@@ -55,7 +56,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 #: Longest the keep-alive query waits per row before it re-checks the stop flag.
 POLL_S = 0.5
@@ -66,6 +67,10 @@ _RTLD_DEEPBIND = 0x00008
 KEEP_ALIVE_UDF = "ioscale_stop_requested"
 #: Engine threads that <os_threads_nice_value_merge_mutate> is meant for (thread names as in /proc).
 MERGE_THREAD_NAMES = frozenset({"MergeMutate"})
+#: Engine threads that run the Kafka-engine tables' consumption and the views it feeds (the raw path): named
+#: RuntimeData in this build. Found by their CPU: ~50 % of ClickHouse's during a raw-only catch-up, ~1 % under
+#: a load of queries and inserts with no Kafka traffic. Their nice value is <ioscale_kafka_consumer_nice>.
+KAFKA_CONSUMER_THREAD_NAMES = frozenset({"RuntimeData"})
 CAP_SYS_NICE = 23
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
@@ -115,19 +120,26 @@ def listen_ports(config_file: Path) -> set[int]:
     return {int(root.findtext(tag)) for tag in ("http_port", "tcp_port") if root.findtext(tag)}
 
 
-def merge_nice_value(config_file: Path) -> int | None:
-    """The ``<os_threads_nice_value_merge_mutate>`` of config.xml, if any."""
-    text = (ET.parse(config_file).getroot().findtext("os_threads_nice_value_merge_mutate") or "").strip()
-    return int(text) if text else None
+def thread_nice_values(config_file: Path) -> dict[str, int]:
+    """The nice value config.xml asks for, per engine thread name: ``<os_threads_nice_value_merge_mutate>`` for
+    the merge threads, ``<ioscale_kafka_consumer_nice>`` (read by this wrapper only) for the raw path's."""
+    root = ET.parse(config_file).getroot()
+    wanted: dict[str, int] = {}
+    for names, element in ((MERGE_THREAD_NAMES, "os_threads_nice_value_merge_mutate"),
+                           (KAFKA_CONSUMER_THREAD_NAMES, "ioscale_kafka_consumer_nice")):
+        text = (root.findtext(element) or "").strip()
+        if text:
+            wanted.update(dict.fromkeys(names, int(text)))
+    return wanted
 
 
-def renice_threads(names: frozenset[str], nice: int, proc: Path = Path("/proc/self")) -> int:
-    """Gives this process's threads called one of ``names`` the nice value ``nice`` when they have a lower one.
+def renice_threads(nice_by_name: Mapping[str, int], proc: Path = Path("/proc/self")) -> int:
+    """Gives this process's threads named in ``nice_by_name`` that nice value when they have a lower one.
 
     Only ever raises a value (lower priority), which needs no privilege. Returns how many threads changed.
-    Plain os calls: a pathlib scan of ~300 threads cost 9 ms of CPU, this one ~3.
+    Plain os calls, one pass for every name: a pathlib scan of ~300 threads cost 9 ms of CPU, this one ~3.
     """
-    wanted = {name.encode() for name in names}
+    wanted = {name.encode(): nice for name, nice in nice_by_name.items()}
     tasks = f"{proc}/task"
     changed = 0
     for tid in os.listdir(tasks):
@@ -137,7 +149,8 @@ def renice_threads(names: frozenset[str], nice: int, proc: Path = Path("/proc/se
                 name = os.read(fd, 64).rstrip(b"\n")
             finally:
                 os.close(fd)
-            if name in wanted and os.getpriority(os.PRIO_PROCESS, int(tid)) < nice:
+            nice = wanted.get(name)
+            if nice is not None and os.getpriority(os.PRIO_PROCESS, int(tid)) < nice:
                 os.setpriority(os.PRIO_PROCESS, int(tid), nice)
                 changed += 1
         except (FileNotFoundError, ProcessLookupError):  # the thread ended while we looked
@@ -288,10 +301,10 @@ def serve(config_file: Path) -> int:
 
     # Before any engine thread exists, so every thread it starts inherits the blocked mask.
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    merge_nice = merge_nice_value(config_file)
+    nice_values = thread_nice_values(config_file)
     # ... and the lack of CAP_SYS_NICE: with it, the engine resets its merge threads to nice 0 at every task.
-    if merge_nice is not None and drop_capability(CAP_SYS_NICE):
-        log("CAP_SYS_NICE dropped: merge threads keep the nice value set below")
+    if nice_values and drop_capability(CAP_SYS_NICE):
+        log("CAP_SYS_NICE dropped: engine threads keep the nice values set below")
 
     t0 = time.monotonic()
     engine = load_engine()
@@ -317,9 +330,9 @@ def serve(config_file: Path) -> int:
     log(f"engine {versions()['chdb-core']} loaded in {time.monotonic() - t0:.1f}s; "
         f"serving {path} with {config_file}")
 
-    def tick() -> None:  # about once a second: the engine's pools may start new merge threads
-        if merge_nice is not None and (changed := renice_threads(MERGE_THREAD_NAMES, merge_nice)):
-            log(f"{changed} merge thread(s) set to nice {merge_nice}")
+    def tick() -> None:  # about once a second: the engine's pools may start new threads
+        if nice_values and (changed := renice_threads(nice_values)):
+            log(f"{changed} thread(s) set to their nice value ({', '.join(f'{n} {v}' for n, v in nice_values.items())})")
 
     received = wait_for_stop(worker.is_alive, on_tick=tick)
 
