@@ -9,6 +9,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.streaming.runtime.tasks.TestProcessingTimeService;
 import org.junit.jupiter.api.Test;
@@ -60,7 +66,44 @@ class ClickHouseSinkTest {
 
     private static ClickHouseSink.Writer<ResultRow> writer(FakeInserter fake, ClickHouseConfig cfg,
                                                            TestProcessingTimeService time) {
-        return new ClickHouseSink.Writer<>(cfg, fake, time, new SimpleCounter(), new SimpleCounter());
+        // Runnable::run: the inserts run in the calling thread, so these tests see them at once.
+        return new ClickHouseSink.Writer<>(cfg, fake, time, new SimpleCounter(), new SimpleCounter(), Runnable::run,
+                null);
+    }
+
+    /** A writer with its own sender thread, as in a job. */
+    private static ClickHouseSink.Writer<ResultRow> asyncWriter(Inserter inserter, ClickHouseConfig cfg,
+                                                                TestProcessingTimeService time) {
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        return new ClickHouseSink.Writer<>(cfg, inserter, time, new SimpleCounter(), new SimpleCounter(), sender,
+                sender);
+    }
+
+    /** Inserts that wait for {@link #release} before they return (a slow ClickHouse). */
+    static final class BlockingInserter implements Inserter {
+        final FakeInserter fake = new FakeInserter();
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch started = new CountDownLatch(1);
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void insert(String table, byte[] header, byte[] body, int length, int n) throws IOException {
+            threads.add(Thread.currentThread().getName());
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+            synchronized (fake) {
+                fake.insert(table, header, body, length, n);
+            }
+        }
+
+        @Override
+        public void close() {
+            fake.close();
+        }
     }
 
     @Test
@@ -125,6 +168,73 @@ class ClickHouseSinkTest {
         w2.write(new Alert(), null);
         assertThatThrownBy(() -> w2.flush(false)).isInstanceOf(IOException.class)
                 .hasMessageContaining("giving up on 1 rows for alerts after 1 attempts");
+    }
+
+    @Test
+    void theTaskGoesOnWhileAnInsertRunsAndACheckpointWaitsForIt() throws Exception {
+        BlockingInserter slow = new BlockingInserter();
+        TestProcessingTimeService time = new TestProcessingTimeService();
+        time.setCurrentTime(0);
+        ClickHouseSink.Writer<ResultRow> w = asyncWriter(slow, config(2, 1), time);
+        w.write(new Row("a", 1), null);
+        w.write(new Row("a", 2), null); // full batch: handed to the sender, which blocks in the insert
+        assertThat(slow.started.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(slow.threads).noneMatch(name -> name.equals(Thread.currentThread().getName()));
+        // Meanwhile the task writes on, and the tick keeps the new row back (the table's insert still runs).
+        w.write(new Row("a", 3), null);
+        time.setCurrentTime(500);
+        assertThat(slow.fake.calls).isZero();
+        // The checkpoint's flush returns only when every row is in: both batches, in order.
+        CompletableFuture<Void> checkpoint = CompletableFuture.runAsync(() -> {
+            try {
+                w.flush(false);
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Thread.sleep(100);
+        assertThat(checkpoint).isNotDone();
+        slow.release.countDown();
+        checkpoint.get(5, TimeUnit.SECONDS);
+        assertThat(slow.fake.bodies).containsExactly(new byte[] {1, 0, 2, 0}, new byte[] {3, 0});
+        w.close();
+        assertThat(slow.fake.closed).isTrue();
+    }
+
+    @Test
+    void aFailedInsertFailsTheWritersNextCall() throws Exception {
+        FakeInserter down = new FakeInserter();
+        down.failures = Integer.MAX_VALUE;
+        TestProcessingTimeService time = new TestProcessingTimeService();
+        time.setCurrentTime(0);
+        ClickHouseSink.Writer<ResultRow> w = asyncWriter(down, config(1000, 1), time);
+        w.write(new Row("a", 1), null);
+        time.setCurrentTime(500); // the tick hands it off; the insert fails in the sender
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (down.calls == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        Thread.sleep(50);
+        assertThatThrownBy(() -> w.write(new Row("a", 2), null)).isInstanceOf(IOException.class)
+                .hasMessageContaining("giving up on 1 rows for a after 1 attempts");
+        assertThatThrownBy(() -> w.flush(false)).isInstanceOf(IOException.class);
+        w.close();
+    }
+
+    @Test
+    void tablesAreInsertedInTheOrderTheirBatchesWereHandedOff() throws Exception {
+        FakeInserter fake = new FakeInserter();
+        ClickHouseSink.Writer<ResultRow> w = asyncWriter(fake, config(1, 1), new TestProcessingTimeService());
+        for (int i = 0; i < 50; i++) {
+            w.write(new Row(i % 2 == 0 ? "a" : "b", i), null); // each row is a full batch
+        }
+        w.flush(true);
+        assertThat(fake.tables).hasSize(50);
+        for (int i = 0; i < 50; i++) {
+            assertThat(fake.tables.get(i)).isEqualTo(i % 2 == 0 ? "a" : "b");
+            assertThat(fake.bodies.get(i)).isEqualTo(new byte[] {(byte) i, 0});
+        }
+        w.close();
     }
 
     @Test
