@@ -45,6 +45,11 @@ def test_rendered_config_sizes_one_taskmanager_with_four_slots(tmp_path):
     assert conf["taskmanager.memory.process.size"] == "2048m"
     assert conf["taskmanager.numberOfTaskSlots"] == 4
     assert "--add-opens=java.base/java.util=ALL-UNNAMED" in conf["env.java.opts.all"]  # Java 17
+    # Short GC pauses for the live rollups; the GC log path is relative to the TaskManager's working directory
+    # (the data dir), so a home path with spaces cannot split the options.
+    tm_opts = conf["env.java.opts.taskmanager"].split()
+    assert "-XX:MaxGCPauseMillis=50" in tm_opts
+    assert "-Xlog:gc:file=../../logs/flink-taskmanager-gc.log:time,uptime:filecount=2,filesize=10m" in tm_opts
 
 
 def test_rendered_config_keeps_runtime_files_under_the_data_dir(tmp_path):
