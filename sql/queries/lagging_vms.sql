@@ -49,6 +49,11 @@
 --   counters, min and max still come from io_samples FINAL (cheap without the bucket arrays). A VM with a
 --   sample counted twice in its sum (see 0040), or a step without STEP_ENDED (its samples are still
 --   arriving), is merged from io_samples FINAL as before, found by primary key (nothing read when none).
+--   Tried and withdrawn (session 6, never released): the counters as the VM's step sums (grain vm_step, 0130) minus
+--   its samples outside the window from a time-ordered scalar copy, min and max from each source's 16 most
+--   extreme samples. Exact, but slower: CPU per call 243 vs 153 ms for the last step, 389 vs 356 ms over all
+--   steps (alternating, 8 calls each): the scan it saves costs ~40-110 ms, the three subqueries replacing it
+--   as much in analysis and planning (QueryAnalysis ~100 ms vs ~45 ms) and ~10-20 ms per small FINAL read.
 --   join_use_nulls = 1: a VM whose samples carry no buckets gets empty bucket arrays (N = 0), not a NULL.
 WITH
     (

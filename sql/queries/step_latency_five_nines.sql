@@ -45,7 +45,12 @@
 --   step's histogram summed over all its samples is kept in io_samples_hist_sums (grain fleet_step, migration
 --   0040); the measured window is that sum minus the histograms of the samples outside the window (ramp-up,
 --   after the end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. The
---   counters, min and max still come from io_samples FINAL (cheap without the bucket arrays). A step and
+--   counters, min and max of an ended step over both directions come from the step_ts rows of
+--   io_samples_hist_sums inside the window (one row per sample time, summed like the histograms; migration
+--   0130): the window's samples exactly, min and max included (CPU over all steps of that run, alternating
+--   with the previous form: ~165-240 -> ~125-185 ms). Per direction, for steps not ended, and for steps
+--   whose step_ts rows do not cover their samples exactly (counted_samples != samples), they come from
+--   io_samples FINAL as before. A step and
 --   direction is merged from io_samples FINAL as before when some source received a sample twice (the sums
 --   would count it twice; see 0040) or the step has no STEP_ENDED yet (its samples are still arriving).
 --   Buckets left at 0 by the subtraction are dropped (no encoder sends an empty bucket).
@@ -82,6 +87,23 @@ WITH
           AND ({direction:String} = 'all' OR direction = {direction:String})
           AND (samples != bitmapCardinality(sample_ts) OR NOT has(ended_steps, step_index))
     ) AS raw_pairs,
+    (
+        -- Steps whose counters, min and max come from the step_ts rows inside their window (one per sample
+        -- time, the window's samples exactly: see 0130): ended, no raw pair, every sample time's counters
+        -- covering its samples (counted_samples), all directions asked for. The others are merged from
+        -- io_samples FINAL as before.
+        SELECT groupArrayIf(step_index, summed)
+        FROM (
+            SELECT step_index,
+                   {direction:String} = 'all' AND has(ended_steps, step_index)
+                     AND NOT has(arrayMap(p -> p.1, raw_pairs), step_index)
+                     AND min(counted_samples = samples)                         AS summed
+            FROM ioscale.io_samples_hist_sums FINAL
+            WHERE run_id = {run_id:String} AND grain = 'step_ts'
+              AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+            GROUP BY step_index
+        )
+    ) AS summed_steps,
     hist_parts AS (
         -- The step's sum ...
         SELECT step_index, toInt8(1) AS sign, hist
@@ -121,6 +143,23 @@ WITH
         GROUP BY step_index
     ),
     merged AS (
+        -- summed_steps: the step_ts rows inside the window ...
+        SELECT
+            step_index,
+            transform(step_index, run_steps.1, run_steps.2, NULL)        AS label,
+            true                                                          AS measured,
+            sum(latency_count)                                            AS latency_count,
+            sum(latency_sum_ns)                                           AS latency_sum_ns,
+            -- 18446744073709551615: no sample counted I/Os, where minIf over no row gives 0
+            if(min(latency_min_ns) = 18446744073709551615, 0, min(latency_min_ns)) AS latency_min_ns,
+            max(latency_max_ns)                                           AS latency_max_ns
+        FROM ioscale.io_samples_hist_sums
+        WHERE run_id = {run_id:String} AND grain = 'step_ts' AND has(summed_steps, step_index)
+          AND ts >= transform(step_index, ended_steps, window_starts, ts)
+          AND ts < transform(step_index, ended_steps, window_ends, ts)
+        GROUP BY step_index
+        UNION ALL
+        -- ... the other steps: their samples from io_samples FINAL, as before.
         SELECT
             s.step_index                                                  AS step_index,
             transform(s.step_index, run_steps.1, run_steps.2, NULL)      AS label,
@@ -132,6 +171,7 @@ WITH
         FROM ioscale.io_samples AS s FINAL
         WHERE s.run_id = {run_id:String}
           AND ({step_index:Int32} < 0 OR s.step_index = {step_index:Int32})
+          AND s.step_index NOT IN (SELECT arrayJoin(summed_steps))
           AND ({direction:String} = 'all' OR s.direction = {direction:String})
           AND (NOT has(ended_steps, s.step_index)
                OR (s.ts >= transform(s.step_index, ended_steps, window_starts, s.ts)

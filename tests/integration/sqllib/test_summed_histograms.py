@@ -11,6 +11,10 @@ here keeps the oracle next to the test). The runs:
                            twice and a source without buckets (scheme 0), step 2 still running (no STEP_ENDED),
                            step 3 ended without a start (an empty window)
     the bench run          bench/sql_library_bench.py's 320-VM, one-hour run, when ClickHouse holds it
+
+The counters and extremes of migrations 0130-0132 (scaling_curve_raw's and step_latency_five_nines' windows
+from the step_ts rows) are checked against io_samples at every grain, from the view and from the backfill, and
+a step whose counters do not cover its samples must take the raw path (last test: it alters edge_run).
 """
 
 from __future__ import annotations
@@ -235,3 +239,87 @@ def test_every_grain_adds_up_the_same_samples(stack, edge_run) -> None:
             ("step_ts", 0, 0, 0, rows("SELECT uniqExact(step_index, ts) FROM ioscale.io_samples "
                                       "WHERE run_id = {r:String}")[0][0], 0, 0),
         ]
+
+
+MIGRATIONS = Path(__file__).resolve().parents[3] / "sql" / "migrations"
+SENTINEL_NS = 18446744073709551615   # io_samples_hist_sums.latency_min_ns when no sample counted I/Os (0130)
+#: The counters and extremes 0130 adds to every grain, as computed from io_samples rows.
+COUNTERS = {"ops": "sum(ops)", "bytes": "sum(bytes)", "latency_count": "sum(latency_count)",
+            "latency_sum_ns": "sum(latency_sum_ns)", "interval_ms_total": "sum(interval_ms)",
+            "latency_min_ns": f"min(if(latency_count > 0, latency_min_ns, {SENTINEL_NS}))",
+            "latency_max_ns": "max(latency_max_ns)"}
+GRAIN_KEYS = {"source_step": "step_index, host, vm, target, direction", "vm_step": "step_index, host, vm",
+              "fleet_step": "step_index, direction", "step_ts": "step_index, ts"}
+
+
+def _counter_mismatches(ch, run_id: str, grain: str, summed_from: str) -> list[tuple]:
+    """(rows, rows whose counters differ from io_samples FINAL's) at one grain, steps other than 1 (its
+    redelivered sample is counted twice by design, see 0040); summed_from: the rows to check."""
+    keys = GRAIN_KEYS[grain]
+    # raw_*: an alias named like an io_samples column would shadow it in the other aggregates
+    cols = ", ".join(f"{expr} AS raw_{name}" for name, expr in COUNTERS.items())
+    differ = " OR ".join(f"a.{name} != b.raw_{name}" for name in COUNTERS)
+    return ch.query(f"""
+        SELECT count(), countIf({differ} OR a.counted_samples != b.raw_counted_samples
+                               OR abs(a.outstanding_io_ms - b.raw_outstanding_io_ms) > 1e-6 * b.raw_outstanding_io_ms)
+        FROM ({summed_from}) AS a
+        FULL OUTER JOIN (SELECT {keys}, count() AS raw_counted_samples, {cols},
+                                sum(outstanding_ios * interval_ms) AS raw_outstanding_io_ms
+                         FROM ioscale.io_samples FINAL WHERE run_id = {{r:String}} AND step_index != 1
+                         GROUP BY {keys}) AS b USING ({keys})""", parameters={"r": run_id}).result_rows
+
+
+@pytest.mark.parametrize("grain", list(GRAIN_KEYS))
+def test_counters_equal_the_raw_samples_at_every_grain(stack, edge_run, grain: str) -> None:
+    """0131's view sums each grain's counters and extremes as io_samples FINAL does, and counts them all."""
+    with client(stack.settings, stack.secrets, "reader") as ch:
+        summed = (f"SELECT {GRAIN_KEYS[grain]}, counted_samples, {', '.join(COUNTERS)}, outstanding_io_ms "
+                  f"FROM ioscale.io_samples_hist_sums FINAL WHERE run_id = {{r:String}} AND grain = '{grain}' "
+                  f"AND step_index != 1")
+        rows = len(EDGE_STEPS) - 1
+        expected = {"source_step": rows * len(EDGE_VMS) * 2, "vm_step": rows * len(EDGE_VMS),
+                    "fleet_step": rows * 2}.get(grain)
+        got = _counter_mismatches(ch, edge_run, grain, summed)
+        assert got[0][1] == 0, got
+        if expected is not None:
+            assert got[0][0] == expected
+        # The redelivered sample (step 1) too: counted twice, like samples, so counted_samples = samples.
+        assert ch.command("SELECT countIf(counted_samples != samples) FROM ioscale.io_samples_hist_sums FINAL "
+                          f"WHERE run_id = {{r:String}} AND grain = '{grain}'", parameters={"r": edge_run}) == 0
+
+
+def test_backfill_computes_the_counters_the_view_computes(stack, edge_run) -> None:
+    """0132 (the backfill of rows summed before 0131) gives the counters the view gives: its SELECT, run on
+    this run's samples, matches io_samples FINAL at every grain (the view's side is the test above)."""
+    text = (MIGRATIONS / "0132_backfill_io_samples_hist_sums_counters.sql").read_text(encoding="utf-8")
+    select = text[text.index("SELECT\n"):].replace(
+        "FROM ioscale.io_samples FINAL\n", "FROM ioscale.io_samples FINAL WHERE run_id = {r:String}\n")
+    with client(stack.settings, stack.secrets, "reader") as ch:
+        for grain, keys in GRAIN_KEYS.items():
+            backfilled = (f"SELECT {keys}, counted_samples, {', '.join(COUNTERS)}, outstanding_io_ms "
+                          f"FROM ({select}) WHERE grain = '{grain}' AND step_index != 1")
+            got = _counter_mismatches(ch, edge_run, grain, backfilled)
+            assert got[0][0] > 0 and got[0][1] == 0, (grain, got)
+
+
+def test_counters_not_covering_their_samples_take_the_raw_path(stack, edge_run) -> None:
+    """A sample time whose counters miss samples or hold some twice (counted_samples != samples: rows summed
+    before 0131, or a block that arrived while 0132 ran) sends its step to io_samples FINAL: the answers stay
+    the old ones. Simulated on step 0 by adding counters of one sample again, as an overlapping backfill
+    would (admin: the reader cannot insert). Runs last in this module; the step only changes path."""
+    with client(stack.settings, stack.secrets, "admin") as admin:
+        admin.command("""
+            INSERT INTO ioscale.io_samples_hist_sums
+                (run_id, step_index, grain, direction, ts, host, vm, target, counted_samples, ops, bytes,
+                 latency_count, latency_sum_ns, interval_ms_total, outstanding_io_ms, latency_min_ns,
+                 latency_max_ns, ingested_at)
+            SELECT run_id, step_index, 'step_ts', '', ts, '', '', '', 1, ops, bytes, latency_count,
+                   latency_sum_ns, interval_ms, outstanding_ios * interval_ms, latency_min_ns, latency_max_ns,
+                   ingested_at
+            FROM ioscale.io_samples FINAL
+            WHERE run_id = {r:String} AND step_index = 0
+            ORDER BY ts DESC LIMIT 1""", parameters={"r": edge_run})
+        assert admin.command("SELECT countIf(counted_samples != samples) FROM ioscale.io_samples_hist_sums FINAL "
+                             "WHERE run_id = {r:String} AND grain = 'step_ts'", parameters={"r": edge_run}) == 1
+    for name in ("scaling_curve_raw", "step_latency_five_nines"):
+        _assert_same(stack, name, edge_run, _variants(name, sorted(EDGE_STEPS)))

@@ -85,3 +85,59 @@ def test_time_ordered_copy_keeps_the_raw_identity_and_version() -> None:
     assert raw_key == copy_key, "same sample identity, so FINAL collapses the same rows"
     assert "ReplacingMergeTree(ingested_at)" in raw and "ReplacingMergeTree(ingested_at)" in copy
     assert "PARTITION BY toYYYYMM(ts)" in raw and "PARTITION BY toYYYYMM(ts)" in copy
+
+
+# Migrations 0130-0133 (issue 4, session 6): the counters and latency extremes at every grain of
+# io_samples_hist_sums. The values are compared with io_samples on the real server in
+# tests/integration/sqllib/test_summed_histograms.py (view and backfill).
+
+SENTINEL = "18446744073709551615"   # latency_min_ns when no sample counted I/Os
+
+
+def _select(name: str) -> str:
+    """The SELECT of a view (after AS / MODIFY QUERY) or of a backfill (after INSERT INTO ... [(columns)])."""
+    sql = statement(name)
+    return sql[sql.index(" SELECT ") + 1:] if not sql.startswith("SELECT") else sql
+
+
+def test_counters_view_is_0049_plus_the_counters() -> None:
+    old, new = _select("0049_alter_io_samples_hist_sums_mv_grouping_sets.sql"), \
+        _select("0131_alter_io_samples_hist_sums_mv_counters.sql")
+    # Every part of 0049's view is still there, in one view over the same GROUPING SETS: a block reaches
+    # every grain and every column or none.
+    for part in re.split(r",\s*", old):
+        assert part.strip() in new, part
+    for column in ("counted_samples", "ops", "bytes", "latency_count", "latency_sum_ns", "interval_ms_total",
+                   "outstanding_io_ms", "latency_min_ns", "latency_max_ns"):
+        assert re.search(rf"\bAS {column},", new), column
+    assert "samples AS counted_samples" in new
+    assert f"min(if(latency_count > 0, latency_min_ns, {SENTINEL}))" in new
+    # Inner aliases must not shadow io_samples' columns (sum(ops) AS ops would break sum(outstanding_ios * ...)).
+    inner = new[new.index("FROM ( "):]
+    for column in ("ops", "bytes", "latency_count", "latency_sum_ns", "interval_ms", "latency_min_ns",
+                   "latency_max_ns"):
+        assert not re.search(rf"\) AS {column},", inner), column
+
+
+def test_counters_backfill_computes_what_the_view_computes() -> None:
+    view = _select("0131_alter_io_samples_hist_sums_mv_counters.sql")
+    back = statement("0132_backfill_io_samples_hist_sums_counters.sql")
+    assert back.startswith("INSERT INTO ioscale.io_samples_hist_sums SELECT ")
+    back = _select("0132_backfill_io_samples_hist_sums_counters.sql")
+    # Each sample once (FINAL); the rows add to the counters only: samples, sample_ts and hist stay as 0044
+    # summed them, and counted_samples says how many samples the counters cover.
+    assert "FROM ioscale.io_samples FINAL" in back
+    assert "toUInt64(0) AS samples" in back and "map() AS hist" in back
+    assert "arrayReduce('groupBitmapState', emptyArrayUInt32()) AS sample_ts" in back
+    assert "sample_count AS counted_samples" in back and "count() AS sample_count" in back
+    for expr in re.findall(r"(?:sum|min|max)\((?:[^()]|\([^()]*\))*\) AS (?:sum|min|max)_\w+", view):
+        assert expr in back, expr
+    for grouping in re.findall(r"\(run_id, step_index[^)]*\)", view):
+        assert grouping in back, grouping
+
+
+def test_a_grain_without_samples_that_counted_io_keeps_the_min_sentinel() -> None:
+    # Backfill rows (and rows from before 0131) must not lower a min: the column defaults to the sentinel the
+    # view uses for "no sample counted I/Os", which the queries read as minIf's 0.
+    assert f"latency_min_ns SimpleAggregateFunction(min, UInt64) DEFAULT {SENTINEL}" in \
+        statement("0130_alter_io_samples_hist_sums_add_counters.sql")
