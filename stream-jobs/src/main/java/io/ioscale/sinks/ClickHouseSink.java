@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * FIELD-NOTES).
  *
  * <h2>Delivery: at least once, made idempotent by the tables</h2>
- * Rows are buffered per table and inserted when a batch is full ({@code batchRows}/{@code batchBytes}), every
- * {@code flushInterval} of processing time, and on every checkpoint: Flink calls {@link SinkWriter#flush} before
+ * Rows are buffered per table and inserted when a batch is full ({@code batchRows}/{@code batchBytes}), when the
+ * table's rows stop coming for {@link #IDLE_MS} or its oldest row has waited {@code flushInterval} (processing
+ * time), and on every checkpoint: Flink calls {@link SinkWriter#flush} before
  * the checkpoint barrier passes the sink, and that call returns only when every insert handed off so far has
  * succeeded, so a checkpoint completes only with its rows in ClickHouse. A failure after the last checkpoint
  * replays the input from it, so rows written since are written again. The result tables are ReplacingMergeTree
@@ -41,11 +42,19 @@ import org.slf4j.LoggerFactory;
  * table whose previous insert is still running (its rows go in the next batch, which grows instead of queueing);
  * a full batch and a checkpoint wait for it (bounded memory, and the checkpoint's guarantee above).
  *
+ * <h2>A burst goes as soon as it ends</h2>
+ * Rows come in bursts: a second's early-fired windows all at once, every watermark's final rows. With a fixed
+ * tick a burst waited for the next one (100 ms on average at 200 ms); the writer checks every {@link #IDLE_MS}
+ * and sends a table's rows once none came for that long, so a burst is one insert, sent right after it. A
+ * steady stream still goes at least every {@code flushInterval}.
+ *
  * <p>An insert is tried {@code attempts} times (1, 2, 4 s apart, in the sender thread); then the failure is
  * raised by the writer's next call, and the task restarts from its checkpoint. Nothing is dropped.
  */
 public class ClickHouseSink<T extends ResultRow> implements Sink<T> {
     private static final long serialVersionUID = 1L;
+    /** A table whose rows stopped coming this long ago is sent (the end of a burst). */
+    static final long IDLE_MS = 20;
 
     private final ClickHouseConfig config;
     private final Inserter.Factory inserters;
@@ -112,7 +121,8 @@ public class ClickHouseSink<T extends ResultRow> implements Sink<T> {
             if (time == null) {
                 return;
             }
-            time.registerTimer(time.getCurrentProcessingTime() + config.flushInterval().toMillis(), ts -> {
+            long tickMs = Math.min(IDLE_MS, config.flushInterval().toMillis());
+            time.registerTimer(time.getCurrentProcessingTime() + tickMs, ts -> {
                 if (closed) {
                     return;
                 }
@@ -126,6 +136,11 @@ public class ClickHouseSink<T extends ResultRow> implements Sink<T> {
         public void write(T row, Context context) throws IOException {
             raiseFailure();
             Table t = tables.computeIfAbsent(row.table(), name -> new Table());
+            long now = time == null ? 0 : time.getCurrentProcessingTime();
+            if (t.rows == 0) {
+                t.firstRowMs = now;
+            }
+            t.lastRowMs = now;
             int before = t.filling.length();
             row.write(t.filling);
             t.rows++;
@@ -148,13 +163,20 @@ public class ClickHouseSink<T extends ResultRow> implements Sink<T> {
         }
 
         /**
-         * Hands each table's buffered rows to the sender. {@code wait}: also for a table whose previous insert is
-         * still running (waits for it first); else such a table keeps its rows for the next hand-off.
+         * Hands each table's buffered rows to the sender. {@code wait} (a full batch, a checkpoint): every table,
+         * waiting for its previous insert first. Else (the tick): the tables whose rows stopped coming
+         * {@link #IDLE_MS} ago or whose oldest row waited {@code flushInterval}, and whose previous insert is done
+         * (the others keep their rows for a later tick).
          */
         private void handOff(boolean wait) throws IOException {
+            long now = wait || time == null ? 0 : time.getCurrentProcessingTime();
             for (Map.Entry<String, Table> e : tables.entrySet()) {
                 Table t = e.getValue();
-                if (t.rows == 0 || (!wait && !t.inFlight.isDone())) {
+                if (t.rows == 0) {
+                    continue;
+                }
+                if (!wait && (!t.inFlight.isDone()
+                        || (now - t.lastRowMs < IDLE_MS && now - t.firstRowMs < config.flushInterval().toMillis()))) {
                     continue;
                 }
                 await(t.inFlight); // its buffer is the one to fill next
@@ -256,6 +278,9 @@ public class ClickHouseSink<T extends ResultRow> implements Sink<T> {
             RowBinaryWriter filling = new RowBinaryWriter();
             RowBinaryWriter spare = new RowBinaryWriter();
             int rows;
+            /** Processing time of the first and the latest row buffered. */
+            long firstRowMs;
+            long lastRowMs;
             CompletableFuture<Void> inFlight = CompletableFuture.completedFuture(null);
         }
     }

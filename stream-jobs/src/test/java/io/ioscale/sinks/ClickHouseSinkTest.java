@@ -137,19 +137,35 @@ class ClickHouseSinkTest {
     }
 
     @Test
-    void processingTimeTickFlushesSoLiveRowsDoNotWaitForACheckpoint() throws Exception {
+    void aBurstIsSentOnceItEndsSoLiveRowsDoNotWaitForACheckpoint() throws Exception {
         FakeInserter fake = new FakeInserter();
         TestProcessingTimeService time = new TestProcessingTimeService();
         time.setCurrentTime(0);
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time);
         w.write(new Row("a", 1), null);
-        time.setCurrentTime(499);
-        assertThat(fake.calls).isZero();
-        time.setCurrentTime(500);
-        assertThat(fake.rows).containsExactly(1);
         w.write(new Row("a", 2), null);
+        time.setCurrentTime(ClickHouseSink.IDLE_MS - 1);
+        assertThat(fake.calls).isZero();
+        time.setCurrentTime(ClickHouseSink.IDLE_MS + 1); // no row for IDLE_MS: the burst is over, one insert
+        assertThat(fake.rows).containsExactly(2);
+        w.write(new Row("a", 3), null);
         time.setCurrentTime(1000); // the tick re-arms itself
-        assertThat(fake.rows).containsExactly(1, 1);
+        assertThat(fake.rows).containsExactly(2, 1);
+    }
+
+    @Test
+    void aSteadyStreamIsSentAtLeastEveryFlushInterval() throws Exception {
+        FakeInserter fake = new FakeInserter();
+        TestProcessingTimeService time = new TestProcessingTimeService();
+        time.setCurrentTime(0);
+        ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time); // flush interval 500 ms
+        for (long t = 0; t < 500; t += 10) { // a row every 10 ms: never idle for IDLE_MS
+            time.setCurrentTime(t);
+            w.write(new Row("a", 1), null);
+        }
+        assertThat(fake.calls).isZero();
+        time.setCurrentTime(500); // the oldest row has waited the flush interval
+        assertThat(fake.rows).containsExactly(50);
     }
 
     @Test
