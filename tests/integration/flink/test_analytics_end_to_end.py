@@ -128,7 +128,7 @@ def _restart_analytics_job(flink: FlinkComponent) -> str:
     """Cancel the job, wait until it is gone, and let `configure()` resubmit it from its retained checkpoint."""
     overview = flink._rest("GET", "/jobs/overview")
     (job_id,) = [j["jid"] for j in overview["jobs"] if j["name"] == ANALYTICS_JOB and j["state"] == "RUNNING"]
-    # The job checkpoints every 30 s: a freshly deployed one may not have yet.
+    # A freshly deployed job may not have checkpointed yet.
     _wait_for("a completed checkpoint to restore from",
               lambda: flink._rest("GET", f"/jobs/{job_id}/checkpoints")["counts"]["completed"] >= 1, 90)
     flink._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
