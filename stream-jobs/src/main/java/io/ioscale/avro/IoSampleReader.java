@@ -2,6 +2,7 @@ package io.ioscale.avro;
 
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.IoSample;
+import io.ioscale.types.StringCache;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -34,6 +35,8 @@ public final class IoSampleReader implements ConfluentAvroDecoder.BodyReader<IoS
 
     private transient F[] byPosition;
     private transient List<String> directionSymbols;
+    /** The identifiers every second repeats, decoded once (StringCache). */
+    private transient StringCache strings;
     private transient Utf8 scratch;
 
     private void init(Schema reader) {
@@ -102,7 +105,10 @@ public final class IoSampleReader implements ConfluentAvroDecoder.BodyReader<IoS
 
     private String string(Decoder in) throws IOException {
         scratch = in.readString(scratch);
-        return scratch.toString();
+        if (strings == null) {
+            strings = new StringCache();
+        }
+        return strings.get(scratch.getBytes(), scratch.getByteLength());
     }
 
     private static int[] ints(Decoder in) throws IOException {

@@ -16,19 +16,41 @@ final class Utf8 {
 
     private Utf8() {}
 
+    /** Per thread: serializers are shared by a TaskManager's threads. */
+    private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[256]});
+
     static void write(String s, DataOutputView out) throws IOException {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(b.length);
-        out.write(b);
+        int n = s.length();
+        byte[][] scratch = SCRATCH.get();
+        if (n > scratch[0].length) {
+            scratch[0] = new byte[Math.max(n, 2 * scratch[0].length)];
+        }
+        byte[] b = scratch[0];
+        for (int i = 0; i < n; i++) { // ASCII (every identifier so far): its bytes, without a new array
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+                out.writeInt(utf8.length);
+                out.write(utf8);
+                return;
+            }
+            b[i] = (byte) c;
+        }
+        out.writeInt(n);
+        out.write(b, 0, n);
     }
 
+    /** The same String instance for the same bytes again, mostly ({@link StringCache}). */
     static String read(DataInputView in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > MAX_BYTES) {
             throw new IOException("corrupt string length " + n);
         }
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return new String(b, StandardCharsets.UTF_8);
+        byte[][] scratch = SCRATCH.get();
+        if (n > scratch[0].length) {
+            scratch[0] = new byte[Math.max(n, 2 * scratch[0].length)];
+        }
+        in.readFully(scratch[0], 0, n);
+        return StringCache.forThisThread().get(scratch[0], n);
     }
 }
