@@ -15,7 +15,7 @@ import pytest
 
 from ioscale import topics
 from ioscale.producer import TelemetryProducer
-from ioscale.replay import analyze, result_rows
+from ioscale.replay import analyze, result_rows, run_span
 from ioscale.simulator import make_engine
 from ioscale.stack.clickhouse import client
 from ioscale.stack.component import StackContext
@@ -60,3 +60,32 @@ def test_a_past_run_is_analysed_by_its_own_replay(stack):
                         parameters={"r": run_id}).result_rows[0][0] >= 1
         # the replay finished and is not mistaken for the live job
         assert result_rows(ch, run_id)["io_samples_1s"] > 0
+
+
+def test_run_span_of_a_run_whose_run_events_have_not_landed(stack):
+    """Bug: min() over no row is 1970-01-01 in ClickHouse, so a run whose run events had not reached ClickHouse
+    yet (the raw path behind under load) got a span starting in 1970, and the replay was submitted with
+    --replay-from-ms -120000. Only the I/O samples count then."""
+    now_ms = int(time.time() * 1000)
+    engine = make_engine("demo", seed=int(uuid.uuid4().int % 10_000), start_ms=now_ms - now_ms % 1000 - 3_600_000,
+                         step_s=4, ramp_s=1)
+    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
+    run_id, sent = None, 0
+    for batch in engine.batches():
+        for topic, record in batch.records:
+            if topic == topics.IO_SAMPLES:  # no run events at all
+                producer.send(topic, record)
+                run_id, sent = record["run_id"], sent + 1
+    producer.flush(60)
+    with client(stack.settings, stack.secrets, "reader") as ch:
+        deadline = time.monotonic() + 120
+        first = None
+        while time.monotonic() < deadline:
+            n, first = ch.query("SELECT count(), toUnixTimestamp64Milli(min(ingested_at)) FROM ioscale.io_samples "
+                                "WHERE run_id = {r:String}", parameters={"r": run_id}).result_rows[0]
+            if n >= sent:
+                break
+            time.sleep(1)
+        span = run_span(ch, run_id)
+    assert span.io_samples == sent
+    assert span.first_ingest_ms == first > now_ms - 600_000  # when the samples landed, not 1970

@@ -67,11 +67,9 @@ def test_nice_values_come_from_config(tmp_path: Path) -> None:
     assert srv.thread_nice_values(cfg) == {}
 
 
-def test_the_shipped_config_asks_for_nice_merges_and_kafka_consumers() -> None:
+def test_the_shipped_config_asks_for_nice_merges_only() -> None:
     template = Path(__file__).resolve().parents[3] / "stack" / "clickhouse" / "config.xml.tmpl"
-    text = template.read_text()
-    assert "<os_threads_nice_value_merge_mutate>10</os_threads_nice_value_merge_mutate>" in text
-    assert "<ioscale_kafka_consumer_nice>5</ioscale_kafka_consumer_nice>" in text
+    assert srv.thread_nice_values(template) == {"MergeMutate": 10}  # the raw path at nice 0 (see the template)
 
 
 def test_wait_for_stop_ticks_while_it_waits() -> None:
