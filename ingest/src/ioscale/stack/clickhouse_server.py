@@ -332,7 +332,8 @@ def serve(config_file: Path) -> int:
 
     def tick() -> None:  # about once a second: the engine's pools may start new threads
         if nice_values and (changed := renice_threads(nice_values)):
-            log(f"{changed} thread(s) set to their nice value ({', '.join(f'{n} {v}' for n, v in nice_values.items())})")
+            wanted = ", ".join(f"{name} {nice}" for name, nice in nice_values.items())
+            log(f"{changed} thread(s) set to their nice value ({wanted})")
 
     received = wait_for_stop(worker.is_alive, on_tick=tick)
 
