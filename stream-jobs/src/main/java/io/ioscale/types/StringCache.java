@@ -12,7 +12,7 @@ import java.util.Arrays;
  * its way in (not measured apart), and the TaskManager's young-GC pauses (~25 MB/s of allocation at 10k samples/s)
  * come as often as its allocations fill the young generation. A direct-mapped table keyed by the UTF-8 bytes:
  * a hit compares the bytes and allocates nothing; a miss (a new name, or two names sharing a slot) decodes and
- * replaces the slot. Not thread-safe: one per reader, or per thread ({@link #forThisThread}).
+ * replaces the slot. Not thread-safe: one per reader, or per thread (Utf8).
  */
 public final class StringCache {
     /** Slots; a power of two. 16k: every VM of a 10k-source stream keeps its slot most of the time. */
@@ -20,15 +20,8 @@ public final class StringCache {
     /** Longer strings are not cached (identifiers are short; this bounds what a slot keeps alive). */
     static final int MAX_CACHED_BYTES = 256;
 
-    private static final ThreadLocal<StringCache> PER_THREAD = ThreadLocal.withInitial(StringCache::new);
-
     private final byte[][] keys = new byte[SLOTS][];
     private final String[] values = new String[SLOTS];
-
-    /** This thread's cache (for serializers, which Flink shares between the threads of a TaskManager). */
-    public static StringCache forThisThread() {
-        return PER_THREAD.get();
-    }
 
     /** The string of UTF-8 bytes {@code bytes[0, length)}. */
     public String get(byte[] bytes, int length) {

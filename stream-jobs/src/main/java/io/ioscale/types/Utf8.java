@@ -17,15 +17,25 @@ final class Utf8 {
     private Utf8() {}
 
     /** Per thread: serializers are shared by a TaskManager's threads. */
-    private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[256]});
+    private static final ThreadLocal<PerThread> PER_THREAD = ThreadLocal.withInitial(PerThread::new);
+
+    /** A thread's scratch bytes and decoded identifiers. */
+    private static final class PerThread {
+        final StringCache strings = new StringCache();
+        private byte[] scratch = new byte[256];
+
+        /** The scratch array, at least {@code n} bytes long. */
+        byte[] scratch(int n) {
+            if (n > scratch.length) {
+                scratch = new byte[Math.max(n, 2 * scratch.length)];
+            }
+            return scratch;
+        }
+    }
 
     static void write(String s, DataOutputView out) throws IOException {
         int n = s.length();
-        byte[][] scratch = SCRATCH.get();
-        if (n > scratch[0].length) {
-            scratch[0] = new byte[Math.max(n, 2 * scratch[0].length)];
-        }
-        byte[] b = scratch[0];
+        byte[] b = PER_THREAD.get().scratch(n);
         for (int i = 0; i < n; i++) { // ASCII (every identifier so far): its bytes, without a new array
             char c = s.charAt(i);
             if (c >= 0x80) {
@@ -46,11 +56,9 @@ final class Utf8 {
         if (n < 0 || n > MAX_BYTES) {
             throw new IOException("corrupt string length " + n);
         }
-        byte[][] scratch = SCRATCH.get();
-        if (n > scratch[0].length) {
-            scratch[0] = new byte[Math.max(n, 2 * scratch[0].length)];
-        }
-        in.readFully(scratch[0], 0, n);
-        return StringCache.forThisThread().get(scratch[0], n);
+        PerThread mine = PER_THREAD.get();
+        byte[] b = mine.scratch(n);
+        in.readFully(b, 0, n);
+        return mine.strings.get(b, n);
     }
 }

@@ -71,6 +71,12 @@ class ClickHouseSinkTest {
                 null);
     }
 
+    private static TestProcessingTimeService clockAtZero() throws Exception {
+        TestProcessingTimeService time = new TestProcessingTimeService();
+        time.setCurrentTime(0);
+        return time;
+    }
+
     /** A writer with its own sender thread, as in a job. */
     private static ClickHouseSink.Writer<ResultRow> asyncWriter(Inserter inserter, ClickHouseConfig cfg,
                                                                 TestProcessingTimeService time) {
@@ -139,8 +145,7 @@ class ClickHouseSinkTest {
     @Test
     void aBurstIsSentOnceItEndsSoLiveRowsDoNotWaitForACheckpoint() throws Exception {
         FakeInserter fake = new FakeInserter();
-        TestProcessingTimeService time = new TestProcessingTimeService();
-        time.setCurrentTime(0);
+        TestProcessingTimeService time = clockAtZero();
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time);
         w.write(new Row("a", 1), null);
         w.write(new Row("a", 2), null);
@@ -156,8 +161,7 @@ class ClickHouseSinkTest {
     @Test
     void aSteadyStreamIsSentAtLeastEveryFlushInterval() throws Exception {
         FakeInserter fake = new FakeInserter();
-        TestProcessingTimeService time = new TestProcessingTimeService();
-        time.setCurrentTime(0);
+        TestProcessingTimeService time = clockAtZero();
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time); // flush interval 500 ms
         for (long t = 0; t < 500; t += 10) { // a row every 10 ms: never idle for IDLE_MS
             time.setCurrentTime(t);
@@ -189,8 +193,7 @@ class ClickHouseSinkTest {
     @Test
     void theTaskGoesOnWhileAnInsertRunsAndACheckpointWaitsForIt() throws Exception {
         BlockingInserter slow = new BlockingInserter();
-        TestProcessingTimeService time = new TestProcessingTimeService();
-        time.setCurrentTime(0);
+        TestProcessingTimeService time = clockAtZero();
         ClickHouseSink.Writer<ResultRow> w = asyncWriter(slow, config(2, 1), time);
         w.write(new Row("a", 1), null);
         w.write(new Row("a", 2), null); // full batch: handed to the sender, which blocks in the insert
@@ -221,8 +224,7 @@ class ClickHouseSinkTest {
     void aFailedInsertFailsTheWritersNextCall() throws Exception {
         FakeInserter down = new FakeInserter();
         down.failures = Integer.MAX_VALUE;
-        TestProcessingTimeService time = new TestProcessingTimeService();
-        time.setCurrentTime(0);
+        TestProcessingTimeService time = clockAtZero();
         ClickHouseSink.Writer<ResultRow> w = asyncWriter(down, config(1000, 1), time);
         w.write(new Row("a", 1), null);
         time.setCurrentTime(500); // the tick hands it off; the insert fails in the sender
