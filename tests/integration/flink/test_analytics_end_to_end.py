@@ -14,7 +14,6 @@ until the 1 min windows have fired. Rows are read with FINAL (ReplacingMergeTree
 
 from __future__ import annotations
 
-import math
 import struct
 import threading
 import time
@@ -34,65 +33,16 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
+from live_records import HOST, cpu, io_sample, latencies, load, port, run_event
+
 pytestmark = pytest.mark.slow
 
 STEP_S = 14
-HOST = "e2e-h1"
 LEVELS = (0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)
 COLUMNS = ("p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns")
 #: Everything after the last sample: the 1 min windows (up to 60 s), out-of-orderness, partition idleness.
 SETTLE_TIMEOUT_S = 150.0
 FC_PAYLOAD_BYTES_PER_S = 800_000_000
-
-
-def _latencies(seed: int, n: int, median_ns: int) -> list[int]:
-    """Deterministic lognormal-ish latencies (no numpy in the ingest venv)."""
-    import random
-
-    rng = random.Random(seed)
-    return [max(1, round(median_ns * math.exp(0.4 * rng.gauss(0, 1)))) for _ in range(n)]
-
-
-def _io_sample(run_id: str, step: int, ts_ms: int, vm: str, ops: int, latencies: list[int]) -> dict:
-    h = LatencyHistogram()
-    h.record_many(latencies)
-    sparse = h.to_sparse()
-    return {
-        "ts_ms": ts_ms, "interval_ms": 1000, "run_id": run_id, "step_index": step, "host": HOST, "vm": vm,
-        "target": "sdb", "direction": "READ", "ops": ops, "bytes": ops * 8192, "outstanding_ios": 32.0,
-        "errors": 0, "latency_count": h.count, "latency_sum_ns": h.sum_ns, "latency_min_ns": h.min_ns,
-        "latency_max_ns": h.max_ns, "latency_hist_scheme": 1, "latency_bucket_index": list(sparse.indexes),
-        "latency_bucket_count": list(sparse.counts), "percentile_q": [], "percentile_ns": [], "tags": {},
-    }
-
-
-def _run_event(event_type: str, run_id: str, ts_ms: int, step: int = -1, **extra) -> dict:
-    event = {
-        "event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": "e2e-analytics", "tool": "SIMULATOR",
-        "description": "", "hosts": [], "step_index": step, "step_label": "", "load": None, "links": [],
-        "start_ms": None, "end_ms": None, "tags": {},
-    }
-    event.update(extra)
-    return event
-
-
-def _load(vms: int) -> dict:
-    return {"vm_count": vms, "targets_per_vm": 1, "workers_per_target": 1, "outstanding_ios_per_target": 32,
-            "block_size_bytes": 8192, "read_pct": 100.0, "random_pct": 100.0, "adapter": "", "config_labels": {}}
-
-
-def _cpu(run_id: str, step: int, ts_ms: int, pct: float) -> dict:
-    return {"ts_ms": ts_ms, "interval_ms": 1000, "run_id": run_id, "step_index": step, "host": HOST, "vm": "",
-            "scope": "HYPERVISOR", "cpu": -1, "logical_processors": 16, "utilization_pct": pct, "user_pct": 0.0,
-            "privileged_pct": 0.0, "dpc_pct": 0.0, "interrupt_pct": 0.0, "iowait_pct": 0.0,
-            "interrupts_per_s": 20_000.0, "dpcs_per_s": 0.0, "tags": {}}
-
-
-def _port(run_id: str, step: int, ts_ms: int, rx_bytes: int) -> dict:
-    return {"ts_ms": ts_ms, "interval_ms": 1000, "run_id": run_id, "step_index": step, "host": HOST,
-            "port_id": "fc0", "kind": "FC_HBA", "queue": -1, "vm": "", "link_speed_bps": 8_500_000_000,
-            "rx_bytes": rx_bytes, "tx_bytes": 1_000_000, "rx_frames": 0, "tx_frames": 0, "rx_errors": 0,
-            "tx_errors": 0, "interrupts": 0, "tags": {}}
 
 
 def _sleep_until(ts_ms: int) -> None:
@@ -116,7 +66,7 @@ class Heartbeat(threading.Thread):
         while not self.stopped.is_set():
             if not self.paused.is_set():
                 ts = int(time.time()) * 1000
-                self.producer.send(topics.IO_SAMPLES, _io_sample(self.run_id, 0, ts, "hb", 1, [1000]))
+                self.producer.send(topics.IO_SAMPLES, io_sample(self.run_id, 0, ts, "hb", 1, [1000]))
             self.stopped.wait(1.0)
 
 
@@ -128,7 +78,7 @@ def _restart_analytics_job(flink: FlinkComponent) -> str:
     """Cancel the job, wait until it is gone, and let `configure()` resubmit it from its retained checkpoint."""
     overview = flink._rest("GET", "/jobs/overview")
     (job_id,) = [j["jid"] for j in overview["jobs"] if j["name"] == ANALYTICS_JOB and j["state"] == "RUNNING"]
-    # A freshly deployed job may not have checkpointed yet.
+    # The job checkpoints every 30 s: a freshly deployed one may not have yet.
     _wait_for("a completed checkpoint to restore from",
               lambda: flink._rest("GET", f"/jobs/{job_id}/checkpoints")["counts"]["completed"] >= 1, 90)
     flink._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
@@ -152,9 +102,9 @@ def _wait_for(what: str, check: Callable[[], bool], timeout_s: float) -> None:
     assert check(), f"timed out after {timeout_s:.0f}s waiting for {what}"
 
 
-def _oracle_quantiles(latencies: list[int]) -> dict[str, int]:
+def _oracle_quantiles(values_ns: list[int]) -> dict[str, int]:
     h = LatencyHistogram()
-    h.record_many(latencies)
+    h.record_many(values_ns)
     return {col: h.quantile(q).value_ns for col, q in zip(COLUMNS, LEVELS)}
 
 
@@ -171,7 +121,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     sent: dict[tuple[int, int, str], tuple[int, list[int]]] = {}  # (step, ts, vm) -> (ops, latencies)
     start_ms = (int(time.time()) + 1) * 1000
     _sleep_until(start_ms)
-    producer.send(topics.RUNS, _run_event("RUN_STARTED", run_id, start_ms, links=[{
+    producer.send(topics.RUNS, run_event("RUN_STARTED", run_id, start_ms, links=[{
         "host": HOST, "port_id": "fc0", "kind": "FC_HBA", "speed_bps": 8_500_000_000,
         "payload_bytes_per_s": FC_PAYLOAD_BYTES_PER_S, "full_duplex": True}]))
     steps = [  # (vms, ops per VM per second, median latency, RX share of the FC payload rate, CPU %)
@@ -182,27 +132,27 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     restarted_as = None
     for step, (vms, ops, median_ns, rx_share, cpu_pct) in enumerate(steps):
         step_start = start_ms + step * STEP_S * 1000
-        producer.send(topics.RUNS, _run_event("STEP_STARTED", run_id, step_start, step, load=_load(vms),
+        producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, step_start, step, load=load(vms),
                                               step_label=f"{vms} VMs"))
         for sec in range(STEP_S):
             ts = step_start + sec * 1000
             _sleep_until(ts)
             for vm in range(vms):
-                lat = _latencies(seed, 400, median_ns)
+                lat = latencies(seed, 400, median_ns)
                 seed += 1
                 sent[(step, ts, f"vm{vm}")] = (ops, lat)
-                producer.send(topics.IO_SAMPLES, _io_sample(run_id, step, ts, f"vm{vm}", ops, lat))
-            producer.send(topics.CPU_SAMPLES, _cpu(run_id, step, ts, cpu_pct))
-            producer.send(topics.PORT_SAMPLES, _port(run_id, step, ts, int(rx_share * FC_PAYLOAD_BYTES_PER_S)))
+                producer.send(topics.IO_SAMPLES, io_sample(run_id, step, ts, f"vm{vm}", ops, lat))
+            producer.send(topics.CPU_SAMPLES, cpu(run_id, step, ts, cpu_pct))
+            producer.send(topics.PORT_SAMPLES, port(run_id, step, ts, int(rx_share * FC_PAYLOAD_BYTES_PER_S)))
             producer.flush(10)
             if step == 1 and sec == STEP_S // 2:
                 heartbeat.paused.set()
                 restarted_as = _restart_analytics_job(flink)
         heartbeat.paused.clear()
         step_end = step_start + STEP_S * 1000
-        producer.send(topics.RUNS, _run_event("STEP_ENDED", run_id, step_end, step, load=_load(vms),
+        producer.send(topics.RUNS, run_event("STEP_ENDED", run_id, step_end, step, load=load(vms),
                                               start_ms=step_start, end_ms=step_end))
-    producer.send(topics.RUNS, _run_event("RUN_ENDED", run_id, start_ms + 2 * STEP_S * 1000))
+    producer.send(topics.RUNS, run_event("RUN_ENDED", run_id, start_ms + 2 * STEP_S * 1000))
     # Records the job cannot decode: a bad wire header and an unknown schema id, both traceable to this run.
     garbage = b"\x07not-avro/" + run_id.encode()
     unknown_id = b"\x00" + struct.pack(">I", 987_654_321) + run_id.encode()

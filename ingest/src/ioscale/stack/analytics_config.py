@@ -85,7 +85,7 @@ TUNABLES: dict[str, Tunable] = {t.key: t for t in (
     Tunable("steady-state", "how a step's steady state is chosen, key=value,... (see SteadyStateConfig)",
             _check_key_values),
     Tunable("load-axis", f"x of the scaling curve: {', '.join(LOAD_AXES)}", _check_load_axis),
-    Tunable("allowed-lateness", "records this late still update their window (default 30 s)", _check_duration),
+    Tunable("allowed-lateness", "records this late still update their window (default 10 s)", _check_duration),
     Tunable("out-of-orderness", "watermark delay behind the newest event time per partition (default 2 s)",
             _check_duration),
     Tunable("idleness", "a silent partition stops holding the watermark back after this (default 10 s)",
@@ -96,7 +96,7 @@ TUNABLES: dict[str, Tunable] = {t.key: t for t in (
                                 "watermark closes it, and updated as late samples arrive; '0 ms' = off (default 200 ms)",
             _check_duration),
     Tunable("checkpoint-interval", "how often the job checkpoints its windows and Kafka offsets: a restart "
-                                   "replays at most this much (default 10 s)", _check_duration),
+                                   "replays at most this much (default 30 s)", _check_duration),
     Tunable("sink-flush-interval", "longest a result row waits before its ClickHouse insert (default 200 ms)",
             _check_duration),
     Tunable("parallelism", "operator parallelism; 0 = the cluster's default", _check_parallelism),

@@ -66,6 +66,10 @@ import org.apache.flink.util.OutputTag;
  *   <li>Late fleet seconds of a finished step (within {@code allowedLatenessMs} after its end) re-run the final
  *       evaluation; the re-emitted rows carry a larger version (samples) and replace the earlier ones in
  *       ClickHouse. Later than that, the step's seconds are dropped.</li>
+ *   <li>A step closes (its seconds are dropped, later ones ignored) once both this operator's watermark and the
+ *       fleet stream's own ({@link StepInput#fleetWatermarkMs}) have passed its end + lateness: when the fleet
+ *       stream lags the others (a replay after a restart), the step waits for the seconds the rollups still
+ *       accept. A run's last step closes with the run.</li>
  * </ul>
  *
  * <h2>Which seconds belong to step s</h2>
@@ -168,6 +172,9 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
 
     @Override
     public void processElement2(StepInput in, Context ctx, Collector<StepRow> out) throws Exception {
+        if (in.fleet != null) {
+            advanceFleetProgress(in.fleetWatermarkMs, ctx.timerService().currentWatermark());
+        }
         long second = Math.floorDiv(in.tsMs(), SECOND_MS) * SECOND_MS;
         SecondState st = seconds.get(second);
         if (st == null) {
@@ -207,6 +214,38 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         }
     }
 
+    /** Records how far the fleet stream has got, and closes the steps that were waiting only for that. */
+    private void advanceFleetProgress(long fleetWatermarkMs, long watermark) throws Exception {
+        RunInfo info = run.value();
+        if (info == null) {
+            info = new RunInfo();
+        } else if (fleetWatermarkMs <= info.fleetWatermarkMs) {
+            return;
+        }
+        info.fleetWatermarkMs = fleetWatermarkMs;
+        run.update(info);
+        List<StepInfo> due = new ArrayList<>();
+        for (StepInfo s : steps.values()) {
+            if (closable(s, info, watermark)) {
+                due.add(s);
+            }
+        }
+        for (StepInfo s : due) {
+            closeStep(s); // after the loop: closing writes to the map being iterated
+        }
+    }
+
+    /** Whether no fleet second of the step can come any more: see the class comment. */
+    private boolean closable(StepInfo s, RunInfo info, long watermark) {
+        if (s.endMs == StepInfo.UNKNOWN || s.closed) {
+            return false;
+        }
+        long due = s.endMs + settings.allowedLatenessMs();
+        // A fleet row of the step's last second is emitted while the fleet watermark is below
+        // (end - 1) + lateness, so a stamp at or past that means none can follow.
+        return due <= watermark && info != null && info.fleetWatermarkMs >= due - 1;
+    }
+
     private int stepContaining(long second) throws Exception {
         for (StepInfo s : steps.values()) {
             if (s.startMs != StepInfo.UNKNOWN && second >= Math.floorDiv(s.startMs, SECOND_MS) * SECOND_MS
@@ -239,7 +278,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             if (s.endMs != StepInfo.UNKNOWN && !s.finalized && s.endMs <= timestamp) {
                 finalizeStep(s, ctx, out);
             }
-            if (s.endMs != StepInfo.UNKNOWN && !s.closed && s.endMs + settings.allowedLatenessMs() <= timestamp) {
+            if (closable(s, info, timestamp)) {
                 closeStep(s);
             }
             if (!s.finalized && !s.closed) {
@@ -737,6 +776,8 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
     public static class RunInfo {
         public String scenario = "";
         public long endMs = StepInfo.UNKNOWN;
+        /** The highest {@link StepInput#fleetWatermarkMs} seen for the run. */
+        public long fleetWatermarkMs = Long.MIN_VALUE;
 
         public RunInfo() {}
     }

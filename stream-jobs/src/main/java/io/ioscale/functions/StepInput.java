@@ -13,12 +13,18 @@ public class StepInput {
     public FleetRollup fleet;
     public CpuSample cpu;
     public PortSample port;
+    /**
+     * With a fleet row: the fleet rollup's watermark when the row left it ({@link StampFleetProgress}). No fleet
+     * row of a second below this minus the lateness can follow, whatever the other inputs' watermarks say.
+     */
+    public long fleetWatermarkMs = Long.MIN_VALUE;
 
     public StepInput() {}
 
-    public static StepInput of(FleetRollup fleet) {
+    public static StepInput of(FleetRollup fleet, long fleetWatermarkMs) {
         StepInput in = new StepInput();
         in.fleet = fleet;
+        in.fleetWatermarkMs = fleetWatermarkMs;
         return in;
     }
 

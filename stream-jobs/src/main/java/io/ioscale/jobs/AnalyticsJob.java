@@ -15,6 +15,7 @@ import io.ioscale.functions.IoKeys;
 import io.ioscale.functions.SplitDeadLetters;
 import io.ioscale.functions.StepAnalysisSettings;
 import io.ioscale.functions.StepAnalyzer;
+import io.ioscale.functions.StampFleetProgress;
 import io.ioscale.functions.StepInput;
 import io.ioscale.records.Alert;
 import io.ioscale.records.CpuRollup;
@@ -229,7 +230,7 @@ public final class AnalyticsJob {
                         .earlyFiring(settings.earlyFiring(true)), portLate, PortRollup.class, new CountTooLate<>(PortRollup.TABLE));
 
         // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
-        DataStream<StepInput> stepInputs = fleetSeconds.map(StepInput::of).returns(StepInput.class).name("fleet seconds")
+        DataStream<StepInput> stepInputs = fleetSeconds.process(new StampFleetProgress()).name("fleet seconds")
                 .union(
                         cpu.filter(c -> c.isTotal() && StepAnalyzer.HOST_SCOPES.contains(c.scope)).name("host cpu totals")
                                 .map(StepInput::of).returns(StepInput.class),

@@ -23,7 +23,7 @@ class AnalyticsOptionsTest {
         assertThat(o.alertsTopic()).isEqualTo("ioscale.alerts");
         assertThat(o.clickHouse().user()).isEqualTo("ioscale_flink");
         assertThat(o.clickHouse().database()).isEqualTo("ioscale");
-        assertThat(o.allowedLateness()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(o.allowedLateness()).isEqualTo(Duration.ofSeconds(10));
         assertThat(o.steps().slo().objectives()).hasSize(2);
         assertThat(o.steps().loadAxis()).isEqualTo(LoadAxis.TOTAL_OUTSTANDING);
         assertThat(o.toString()).doesNotContain("pw");

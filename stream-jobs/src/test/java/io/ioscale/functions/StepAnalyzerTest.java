@@ -29,6 +29,9 @@ class StepAnalyzerTest {
     private static final long STEP_MS = 30_000;
 
     private KeyedTwoInputStreamOperatorTestHarness<String, RunEvent, StepInput, StepRow> h;
+    /** The fleet stream's watermark that fleet rows carry: by default the operator's, i.e. no input lags. */
+    private long fleetWatermark = Long.MIN_VALUE;
+    private boolean fleetLags;
 
     @BeforeEach
     void open() throws Exception {
@@ -60,12 +63,15 @@ class StepAnalyzerTest {
     private void second(int index, int sec, int n, long medianNs) throws Exception {
         long ts = index * STEP_MS + sec * 1000L;
         long[] lat = TestData.latencies(index * 1000L + sec, n, medianNs);
-        h.processElement2(new StreamRecord<>(StepInput.of(TestData.fleetSecond(RUN, index, ts, lat, 4096, 4.0)),
-                ts + 999));
+        h.processElement2(new StreamRecord<>(StepInput.of(TestData.fleetSecond(RUN, index, ts, lat, 4096, 4.0),
+                fleetWatermark), ts + 999));
     }
 
     private void watermark(long ts) throws Exception {
         h.processBothWatermarks(new Watermark(ts));
+        if (!fleetLags) {
+            fleetWatermark = ts;
+        }
     }
 
     private List<StepRow> rows() {
@@ -196,6 +202,36 @@ class StepAnalyzerTest {
         watermark(STEP_MS + 5_000); // the step closes: its seconds are dropped
         second(0, 11, 5000, 200_000);
         assertThat(rows()).hasSize(2);
+    }
+
+    @Test
+    void aStepStaysOpenWhileTheFleetStreamLagsTheOtherInputs() throws Exception {
+        // A replay after a restart: the run events and the CPU/port streams are already past step 0's end +
+        // lateness (5 s), the fleet stream is still at second 4. Its seconds 5..29 must still count.
+        step(0, 1);
+        for (int sec = 0; sec < 5; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        fleetLags = true;
+        fleetWatermark = 4_999;
+        watermark(STEP_MS + 5_000 + 3_000);
+        assertThat(rows()).singleElement().satisfies(r -> assertThat(r.stepSamples).isEqualTo(5));
+        for (int sec = 5; sec < 30; sec++) {
+            fleetWatermark = sec * 1000L - 1; // a fired row carries the watermark before the one that fired it
+            second(0, sec, 1000, 200_000);
+        }
+        StepRow last = rows().get(rows().size() - 1);
+        assertThat(last.stepSamples).isEqualTo(30);
+        assertThat(last.steadySeconds).isEqualTo(28);
+        assertThat(last.iops).isCloseTo(1000, within(1e-9));
+        // Once the fleet stream is past the step's end + lateness, the step closes: a straggler is ignored.
+        fleetWatermark = STEP_MS + 5_000 - 1;
+        step(1, 1);
+        second(1, 0, 1000, 200_000);
+        int emitted = rows().size();
+        second(0, 12, 9000, 200_000);
+        assertThat(rows()).hasSize(emitted);
     }
 
     @Test
