@@ -80,6 +80,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     private EarlyFiring early = EarlyFiring.OFF;
 
     private transient ValueState<GrainWindows<ACC>> windows;
+    private transient TypeSerializer<ACC> accSerializer;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient StreamRecord<OUT> rowRecord;
 
@@ -130,8 +131,8 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     @Override
     public void open() throws Exception {
         super.open();
-        TypeSerializer<ACC> acc = rollup.accumulatorType().createSerializer(getExecutionConfig().getSerializerConfig());
-        windows = getPartitionedState(new ValueStateDescriptor<>(STATE, new GrainWindowsSerializer<>(acc)));
+        accSerializer = rollup.accumulatorType().createSerializer(getExecutionConfig().getSerializerConfig());
+        windows = getPartitionedState(new ValueStateDescriptor<>(STATE, new GrainWindowsSerializer<>(accSerializer)));
         timers = getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this);
         rowRecord = new StreamRecord<>(null);
     }
@@ -177,9 +178,9 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
             }
             taken = true;
             if (in != null) {
-                rollup.add(w.accumulator(i), in);
+                rollup.add(w.writable(i, accSerializer), in);
             } else {
-                rollup.merge(w.accumulator(i), acc);
+                rollup.merge(w.writable(i, accSerializer), acc);
             }
             if (w.fired[i]) { // its earlier content is in the coarser windows already: this part goes there too
                 emit(length, start, w.accumulator(i));
@@ -260,7 +261,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                 if (g + 1 >= directGrains) {
                     contribute(w, g + 1, w.startMs[i], null, w.accumulator(i), watermark, false);
                 }
-                rollup.compact(w.accumulator(i)); // from now on it only waits for late data
+                rollup.compact(w.writable(i, accSerializer)); // from now on it only waits for late data
             }
         }
         // Drop what is past its lateness; the key's next timer is its earliest due time.

@@ -1,5 +1,7 @@
 package io.ioscale.rollups;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
 /**
  * The open windows of one key, every grain: the one state entry a {@link GrainRollupOperator} keeps per key (one
  * state lookup per record, instead of one per window and grain in Flink's window operator).
@@ -13,6 +15,11 @@ package io.ioscale.rollups;
  * current content went out as a provisional row) and {@link #earlyTimerMs} (the key's pending processing-time
  * timer). Restored as "not shown" and "none", they cost at most one repeated row per window after a restore.
  *
+ * <p>Copies share their accumulators ({@link GrainWindowsSerializer#copy}): the heap state backend copies a key's
+ * entry at its first access while a checkpoint is being written, and a deep copy of every window (most of them
+ * fired, only waiting for late data) cost a burst of CPU and garbage at each checkpoint. A shared accumulator is
+ * copied only when it is about to change: every change goes through {@link #writable}.
+ *
  * @param <ACC> the accumulator type
  */
 public final class GrainWindows<ACC> {
@@ -23,6 +30,8 @@ public final class GrainWindows<ACC> {
     long[] startMs = new long[INITIAL];
     boolean[] fired = new boolean[INITIAL];
     boolean[] shown = new boolean[INITIAL];
+    /** The accumulator may also be another copy's: copy it before changing it (not checkpointed). */
+    boolean[] shared = new boolean[INITIAL];
     Object[] accumulators = new Object[INITIAL];
     long timerMs = Long.MAX_VALUE;
     long earlyTimerMs = Long.MAX_VALUE;
@@ -47,19 +56,31 @@ public final class GrainWindows<ACC> {
             startMs = java.util.Arrays.copyOf(startMs, n);
             fired = java.util.Arrays.copyOf(fired, n);
             shown = java.util.Arrays.copyOf(shown, n);
+            shared = java.util.Arrays.copyOf(shared, n);
             accumulators = java.util.Arrays.copyOf(accumulators, n);
         }
         lengthMs[size] = length;
         startMs[size] = start;
         fired[size] = false;
         shown[size] = false;
+        shared[size] = false;
         accumulators[size] = acc;
         return size++;
     }
 
+    /** Window {@code i}'s accumulator, to read. */
     @SuppressWarnings("unchecked")
     ACC accumulator(int i) {
         return (ACC) accumulators[i];
+    }
+
+    /** Window {@code i}'s accumulator, to change: first a private copy if it is shared with another copy. */
+    ACC writable(int i, TypeSerializer<ACC> serializer) {
+        if (shared[i]) {
+            accumulators[i] = serializer.copy(accumulator(i));
+            shared[i] = false;
+        }
+        return accumulator(i);
     }
 
     /** Moves window {@code from} to position {@code to} (&lt;= from), keeping the order: compaction after a purge. */
@@ -69,6 +90,7 @@ public final class GrainWindows<ACC> {
             startMs[to] = startMs[from];
             fired[to] = fired[from];
             shown[to] = shown[from];
+            shared[to] = shared[from];
             accumulators[to] = accumulators[from];
         }
     }

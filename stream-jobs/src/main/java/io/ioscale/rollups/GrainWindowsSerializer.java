@@ -14,8 +14,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * <pre>
  *   timer_ms i64, n i32, then n x (length_ms i64, start_ms i64, fired bool, accumulator)
  * </pre>
- * Layout version 1 (the snapshot's outer version). {@link #copy(GrainWindows)} is deep: the heap state backend
- * copies an entry through it before a record changes it while a checkpoint is being written.
+ * Layout version 1 (the snapshot's outer version). {@link #copy(GrainWindows)} copies the windows and shares their
+ * accumulators, which both copies then copy before changing one ({@link GrainWindows#writable}): the heap state
+ * backend copies an entry through it before a record changes it while a checkpoint is being written, and most of
+ * an entry's accumulators (fired windows) never change again.
  */
 public final class GrainWindowsSerializer<ACC> extends TypeSerializer<GrainWindows<ACC>> {
     private static final long serialVersionUID = 1L;
@@ -50,9 +52,11 @@ public final class GrainWindowsSerializer<ACC> extends TypeSerializer<GrainWindo
     public GrainWindows<ACC> copy(GrainWindows<ACC> from) {
         GrainWindows<ACC> w = new GrainWindows<>();
         for (int i = 0; i < from.size; i++) {
-            int j = w.add(from.lengthMs[i], from.startMs[i], accumulator.copy(from.accumulator(i)));
+            int j = w.add(from.lengthMs[i], from.startMs[i], from.accumulator(i));
             w.fired[j] = from.fired[i];
             w.shown[j] = from.shown[i];
+            w.shared[j] = true;
+            from.shared[i] = true;
         }
         w.timerMs = from.timerMs;
         w.earlyTimerMs = from.earlyTimerMs;

@@ -11,7 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import java.util.concurrent.RunnableFuture;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.memory.MemCheckpointStreamFactory;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.util.OutputTag;
@@ -319,5 +326,76 @@ class GrainRollupOperatorTest {
             assertThat((long) ref.rows.size()).as("the input exercises re-firing").isGreaterThan(identities);
         }
         assertThat(ref.late).as("the input exercises the late side output").isNotEmpty();
+    }
+
+    /**
+     * A checkpoint written while records keep changing the windows (the heap backend's asynchronous snapshot,
+     * copy-on-write): the state it holds is the state when it was taken. Copies share accumulators until one
+     * changes (GrainWindows#writable), so a change that skipped that copy would leak into the checkpoint: the
+     * restored operator, fed what the live one got after the snapshot, would then emit different rows.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {21, 22, 23, 24, 25, 26})
+    void aCheckpointWrittenWhileRecordsArriveHoldsTheStateWhenItWasTaken(long seed) throws Exception {
+        SplittableRandom r = new SplittableRandom(seed);
+        long lateness = new long[] {1_000, 5_000, 30_000}[(int) (seed % 3)];
+        int direct = 1 + (int) (seed % 2);
+        try (var live = harness(lateness, direct)) {
+            live.open();
+            List<Object[]> after = new ArrayList<>(); // (record or watermark) fed to the live operator after it
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> pending = null;
+            long wm = Long.MIN_VALUE;
+            long wmAtSnapshot = Long.MIN_VALUE;
+            long maxT = 0;
+            int n = 2_000;
+            for (int i = 0; i < n; i++) {
+                long t = Math.max(0, maxT - r.nextLong(0, r.nextInt(8) == 0 ? 40_000 : 3_000));
+                maxT = Math.max(maxT, t + r.nextLong(0, 400));
+                Rec rec = new Rec("k" + r.nextInt(5), t, r.nextLong(1, 1_000));
+                live.processElement(rec, t);
+                if (pending != null) {
+                    after.add(new Object[] {rec});
+                }
+                if (r.nextInt(6) == 0 && maxT - 2_000 > wm) {
+                    wm = maxT - 2_000;
+                    live.processWatermark(wm);
+                    if (pending != null) {
+                        after.add(new Object[] {wm});
+                    }
+                }
+                if (i == n / 2) {
+                    live.extractOutputValues();
+                    live.getOutput().clear();
+                    var backend = (CheckpointableKeyedStateBackend<?>)
+                            ((AbstractStreamOperator<?>) live.getOperator()).getKeyedStateBackend();
+                    pending = backend.snapshot(1, 1,
+                            new MemCheckpointStreamFactory(Integer.MAX_VALUE),
+                            CheckpointOptions.forCheckpointWithDefaultLocation());
+                    wmAtSnapshot = wm;
+                }
+            }
+            live.processWatermark(Long.MAX_VALUE);
+            List<Row> liveRows = live.extractOutputValues();
+            pending.run(); // written only now, after every change above
+            KeyedStateHandle written = pending.get().getJobManagerOwnedSnapshot();
+            try (var restored = harness(lateness, direct)) {
+                restored.initializeState(OperatorSubtaskState.builder().setManagedKeyedState(written).build());
+                restored.open();
+                if (wmAtSnapshot != Long.MIN_VALUE) {
+                    restored.processWatermark(wmAtSnapshot);
+                }
+                restored.getOutput().clear(); // what the watermark fired again was fired before the snapshot too
+                for (Object[] e : after) {
+                    if (e[0] instanceof Rec rec) {
+                        restored.processElement(rec, rec.t);
+                    } else {
+                        restored.processWatermark((Long) e[0]);
+                    }
+                }
+                restored.processWatermark(Long.MAX_VALUE);
+                assertThat(multiset(restored.extractOutputValues())).isEqualTo(multiset(liveRows));
+                assertThat(liveRows).as("the input changes windows after the snapshot").isNotEmpty();
+            }
+        }
     }
 }

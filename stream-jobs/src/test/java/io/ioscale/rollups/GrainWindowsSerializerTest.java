@@ -10,7 +10,7 @@ import io.ioscale.testing.TestData;
 import io.ioscale.types.IoAccumulatorSerializer;
 import org.junit.jupiter.api.Test;
 
-/** The per-key state of the multi-grain operator: round trip, deep copy (the heap backend's copy-on-write). */
+/** The per-key state of the multi-grain operator: round trip, copy (the heap backend's copy-on-write). */
 class GrainWindowsSerializerTest {
 
     private static IoSample sample(long seed) {
@@ -32,11 +32,19 @@ class GrainWindowsSerializerTest {
         assertThat(back.toString()).isEqualTo(w.toString()).contains("[1000+1000 fired]", "[0+10000]", "timer=1999");
         assertThat(back.accumulator(0).toStats(1_000)).usingRecursiveComparison().isEqualTo(a.toStats(1_000));
 
+        // A copy shares the accumulators until one side changes one (through writable): then that side's own.
         GrainWindows<IoAccumulator> copy = s.copy(w);
-        w.accumulator(0).add(sample(2));
+        assertThat(copy.accumulator(1)).isSameAs(w.accumulator(1));
+        w.writable(0, IoAccumulatorSerializer.INSTANCE).add(sample(2));
         w.fired[1] = true;
         assertThat(copy.accumulator(0).samples).isEqualTo(1);
+        assertThat(w.accumulator(0).samples).isEqualTo(2);
         assertThat(copy.fired[1]).isFalse();
+        copy.writable(1, IoAccumulatorSerializer.INSTANCE).add(sample(3)); // the copy too copies before a change
+        assertThat(w.accumulator(1).samples).isZero();
+        assertThat(copy.accumulator(1).samples).isEqualTo(1);
+        IoAccumulator own = w.writable(0, IoAccumulatorSerializer.INSTANCE);
+        assertThat(w.writable(0, IoAccumulatorSerializer.INSTANCE)).isSameAs(own); // copied once, not per change
         snapshotRestoresAnEqualSerializer(s);
     }
 }
