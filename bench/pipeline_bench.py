@@ -35,6 +35,7 @@ Parts (each prints its figures; ratios are to what the same run measured):
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import re
@@ -236,6 +237,19 @@ def pct(values: list[float], q: float) -> float:
     return s[max(0, min(len(s) - 1, -(-int(q * 1000) * len(s) // 1000) - 1))]
 
 
+def weighted_pct(delays: list[tuple[float, int]], q: float) -> float:
+    """The q-quantile of a distribution given as (value, how many): the smallest value whose running count
+    reaches ceil(q x total) (the nearest-rank rule of ``pct``, per unit of weight)."""
+    ordered = sorted(delays)
+    rank = max(1, math.ceil(q * sum(w for _, w in ordered)))
+    seen = 0
+    for value, w in ordered:
+        seen += w
+        if seen >= rank:
+            return value
+    raise ValueError("no weight")
+
+
 # -- part 1: Kafka's own producer ------------------------------------------------------------------------
 def kafka_tools_dir(settings: StackSettings) -> Path:
     lib = settings.home / "dist" / "bench-kafka-tools"
@@ -357,6 +371,9 @@ def part_freshness(settings: StackSettings, secrets: dict[str, str], rate: int, 
     send_run_bracket(producer, run_id, rate, start_ms, start_ms + seconds * 1000, ended=False)
     interval_end = {start_ms + k * 1000: start_ms + (k + 1) * 1000 for k in range(seconds)}
     seen: dict[str, dict[int, float]] = {"raw": {}, "source_1s": {}, "fleet_1s": {}}
+    # Per sample: each poll's newly visible samples of a second, with their delay after the interval's end.
+    visible: dict[str, dict[int, int]] = {name: {} for name in seen}
+    arrivals: dict[str, list[tuple[float, int]]] = {name: [] for name in seen}
     late_sends: list[float] = []
     stop = threading.Event()
 
@@ -373,7 +390,13 @@ def part_freshness(settings: StackSettings, secrets: dict[str, str], rate: int, 
                         since[name] = min(pending)
                 for name, counts in (per_second(ch, run_id, since) if since else {}).items():
                     for sec, n in counts.items():
-                        if n >= rate and sec in interval_end and sec not in seen[name]:
+                        if sec not in interval_end:
+                            continue
+                        n = min(n, rate)
+                        if n > visible[name].get(sec, 0):
+                            arrivals[name].append((t - interval_end[sec] / 1000, n - visible[name].get(sec, 0)))
+                            visible[name][sec] = n
+                        if n >= rate and sec not in seen[name]:
                             seen[name][sec] = t
                 stop.wait(max(0.0, POLL_S - (time.time() - t)))
 
@@ -419,13 +442,21 @@ def part_freshness(settings: StackSettings, secrets: dict[str, str], rate: int, 
         if not d:
             print(f"  {name:<10} nothing complete within {settle_s:.0f} s of the last send", flush=True)
             continue
-        # The target counts from the sample's timestamp, the start of its 1 s interval: one second more.
-        p99_from_ts = pct(d, 0.99) + 1.0
+        # The target is per sample (the issue: "time from a sample's timestamp to its rollup being queryable"),
+        # and counts from the timestamp, the start of its 1 s interval: one second more than after its end.
+        # Samples never seen count as the slowest. The per-second figure is stricter: a second counts when the
+        # last of its samples is queryable.
+        total = rate * seconds
+        per_sample = arrivals[name] + ([(math.inf, total - sum(w for _, w in arrivals[name]))]
+                                       if sum(w for _, w in arrivals[name]) < total else [])
+        p99_from_ts = weighted_pct(per_sample, 0.99) + 1.0
         verdict = "" if name == "raw" else (
-            f"; from the sample's timestamp p99 {p99_from_ts:.2f} s, "
+            f"; from the timestamp p99 {p99_from_ts:.2f} s, "
             f"{'ok' if p99_from_ts < FRESHNESS_TARGET_P99_S else 'OVER'} (target {FRESHNESS_TARGET_P99_S:.0f} s)")
-        print(f"  {name:<10} {len(d)}/{seconds} seconds complete; interval end -> queryable: p50 {pct(d, 0.5):.2f} s, "
-              f"p99 {pct(d, 0.99):.2f} s, max {max(d):.2f} s{verdict}", flush=True)
+        print(f"  {name:<10} per sample, interval end -> queryable: p50 {weighted_pct(per_sample, 0.5):.2f} s, "
+              f"p99 {weighted_pct(per_sample, 0.99):.2f} s{verdict}", flush=True)
+        print(f"  {'':<10} per second (its last sample), {len(d)}/{seconds} complete: p50 {pct(d, 0.5):.2f} s, "
+              f"p99 {pct(d, 0.99):.2f} s (+1 s: {pct(d, 0.99) + 1.0:.2f} s), max {max(d):.2f} s", flush=True)
     return delays
 
 
