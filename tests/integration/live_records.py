@@ -4,6 +4,7 @@ events, as a collector would produce them, with latencies whose exact percentile
 from __future__ import annotations
 
 import math
+import time
 
 from ioscale.histogram import LatencyHistogram
 
@@ -58,3 +59,10 @@ def port(run_id: str, step: int, ts_ms: int, rx_bytes: int) -> dict:
             "port_id": "fc0", "kind": "FC_HBA", "queue": -1, "vm": "", "link_speed_bps": 8_500_000_000,
             "rx_bytes": rx_bytes, "tx_bytes": 1_000_000, "rx_frames": 0, "tx_frames": 0, "rx_errors": 0,
             "tx_errors": 0, "interrupts": 0, "tags": {}}
+
+
+def sleep_until(ts_ms: int) -> None:
+    """Waits for the wall clock to reach ``ts_ms``: live tests stamp samples with the time they are sent."""
+    delay = ts_ms / 1000 - time.time()
+    if delay > 0:
+        time.sleep(delay)

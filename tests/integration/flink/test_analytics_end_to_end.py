@@ -33,7 +33,7 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
-from live_records import HOST, cpu, io_sample, latencies, load, port, run_event
+from live_records import HOST, cpu, io_sample, latencies, load, port, run_event, sleep_until
 
 pytestmark = pytest.mark.slow
 
@@ -43,12 +43,6 @@ COLUMNS = ("p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns")
 #: Everything after the last sample: the 1 min windows (up to 60 s), out-of-orderness, partition idleness.
 SETTLE_TIMEOUT_S = 150.0
 FC_PAYLOAD_BYTES_PER_S = 800_000_000
-
-
-def _sleep_until(ts_ms: int) -> None:
-    delay = ts_ms / 1000 - time.time()
-    if delay > 0:
-        time.sleep(delay)
 
 
 class Heartbeat(threading.Thread):
@@ -120,7 +114,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     # -- the run, in real time ---------------------------------------------------------------------
     sent: dict[tuple[int, int, str], tuple[int, list[int]]] = {}  # (step, ts, vm) -> (ops, latencies)
     start_ms = (int(time.time()) + 1) * 1000
-    _sleep_until(start_ms)
+    sleep_until(start_ms)
     producer.send(topics.RUNS, run_event("RUN_STARTED", run_id, start_ms, links=[{
         "host": HOST, "port_id": "fc0", "kind": "FC_HBA", "speed_bps": 8_500_000_000,
         "payload_bytes_per_s": FC_PAYLOAD_BYTES_PER_S, "full_duplex": True}]))
@@ -136,7 +130,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
                                               step_label=f"{vms} VMs"))
         for sec in range(STEP_S):
             ts = step_start + sec * 1000
-            _sleep_until(ts)
+            sleep_until(ts)
             for vm in range(vms):
                 lat = latencies(seed, 400, median_ns)
                 seed += 1

@@ -24,7 +24,7 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
-from live_records import cpu, io_sample, latencies, load, port, run_event
+from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until
 
 pytestmark = pytest.mark.slow
 
@@ -34,12 +34,6 @@ STALL_FROM_S = 5
 OPS = 10_000
 LATENESS_S = 10  # the shipped allowed-lateness
 SETTLE_TIMEOUT_S = 120.0
-
-
-def _sleep_until(ts_ms: int) -> None:
-    delay = ts_ms / 1000 - time.time()
-    if delay > 0:
-        time.sleep(delay)
 
 
 def _analyzer_watermark_ms(flink: FlinkComponent) -> int:
@@ -68,13 +62,13 @@ def test_a_stalled_io_collector_that_catches_up_keeps_its_seconds_in_the_step_ro
 
     start_ms = (int(time.time()) + 1) * 1000
     end_ms = start_ms + STEP_S * 1000
-    _sleep_until(start_ms)
+    sleep_until(start_ms)
     producer.send(topics.RUNS, run_event("RUN_STARTED", run_id, start_ms))
     producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, start_ms, 0, load=load(1), step_label="1 VM"))
     held_back = []
     for sec in range(STEP_S):
         ts = start_ms + sec * 1000
-        _sleep_until(ts)
+        sleep_until(ts)
         sample = io_sample(run_id, 0, ts, "vm0", OPS, latencies(sec, 200, 300_000))
         if sec < STALL_FROM_S:
             producer.send(topics.IO_SAMPLES, sample)
