@@ -54,6 +54,20 @@
 --   extreme samples. Exact, but slower: CPU per call 243 vs 153 ms for the last step, 389 vs 356 ms over all
 --   steps (alternating, 8 calls each): the scan it saves costs ~40-110 ms, the three subqueries replacing it
 --   as much in analysis and planning (QueryAnalysis ~100 ms vs ~45 ms) and ~10-20 ms per small FINAL read.
+--   No FINAL on io_samples_hist_sums (session 7): an AggregatingMergeTree FINAL that reads hist merges every
+--   range its key shares with another part -- Maps included -- and its cost follows the table's parts, not
+--   the run: the vm_step read took 7 ms plain and 238 ms with FINAL once a few small parts of other runs had
+--   landed (nine parts; ~20 ms when merged). Rows of one key are summed here instead, as FINAL would: packed
+--   arrays concatenated (counts add), samples summed and bitmaps merged (groupBitmapMerge). CPU per call,
+--   alternating with the previous form, 20 calls each: 616 -> 388 ms over all steps, 241 -> 175 ms for the
+--   last step (that state of the parts; it had been ~330 and ~200 ms with them merged). Window bounds compare
+--   as Int64 milliseconds (transform over DateTime64 arrays costs more per row) and a subtracted count is
+--   packed as 2^46 - count, so unpacking is one subtraction. Measured without a gain beyond the noise (same
+--   session): hist_by_ts deduplicated by LIMIT 1 BY instead of FINAL; sums and outside grouped together instead
+--   of joined; a constant guard to skip the raw branch's read; enable_join_runtime_filters = 0,
+--   use_index_for_in_with_subqueries = 0, optimize_aggregation_in_order = 1, max_threads = 1. On a run_id with
+--   no rows the query still costs ~100 ms CPU (QueryAnalysis ~48 ms, plan build ~11, optimization ~26): ~5-14
+--   ms per table read even when it reads nothing, eight reads. The vms scan of io_samples FINAL is ~85-100 ms.
 --   join_use_nulls = 1: a VM whose samples carry no buckets gets empty bucket arrays (N = 0), not a NULL.
 WITH
     (
@@ -74,23 +88,32 @@ WITH
     windows.1 AS ended_steps,
     windows.2 AS window_starts,
     windows.3 AS window_ends,
+    -- The same bounds as Int64 ms: a step without STEP_ENDED gets (-2^63, 2^63 - 1) from transform's default.
+    arrayMap(t -> toUnixTimestamp64Milli(t), window_starts) AS window_starts_ms,
+    arrayMap(t -> toUnixTimestamp64Milli(t), window_ends) AS window_ends_ms,
     (
         -- VMs whose step sum counted a sample twice (a source's samples > distinct timestamps, see 0040), as
-        -- hashes of (step, host, vm): merged from io_samples FINAL instead.
+        -- hashes of (step, host, vm): merged from io_samples FINAL instead. A source's rows summed as FINAL
+        -- would (see Speed).
         SELECT groupArray(DISTINCT cityHash64(step_index, host, vm))
-        FROM ioscale.io_samples_hist_sums FINAL
-        WHERE run_id = {run_id:String} AND grain = 'source_step'
-          AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-          AND samples != bitmapCardinality(sample_ts)
+        FROM (
+            SELECT step_index, host, vm
+            FROM ioscale.io_samples_hist_sums
+            WHERE run_id = {run_id:String} AND grain = 'source_step'
+              AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+            GROUP BY step_index, host, vm, target, direction
+            HAVING sum(samples) != groupBitmapMerge(sample_ts)
+        )
     ) AS raw_vms,
     sums AS (
-        -- An ended step's VM: its step sum, packed (see hists; FINAL: one row however many parts) ...
+        -- An ended step's VM: its step sum, packed (see hists): its rows in every part concatenated, counts add ...
         SELECT step_index, host, vm,
-               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c), mapKeys(hist), mapValues(hist)) AS plus
-        FROM ioscale.io_samples_hist_sums FINAL
+               groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c), mapKeys(hist), mapValues(hist))) AS plus
+        FROM ioscale.io_samples_hist_sums
         WHERE run_id = {run_id:String} AND grain = 'vm_step'
           AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
           AND has(ended_steps, step_index) AND NOT has(raw_vms, cityHash64(step_index, host, vm))
+        GROUP BY step_index, host, vm
         UNION ALL
         -- ... or, a VM of a step not ended or in raw_vms: its samples in the window from io_samples as before
         -- (by primary key: nothing is read when there is none).
@@ -102,20 +125,19 @@ WITH
         WHERE run_id = {run_id:String}
           AND (step_index, host, vm) IN (
               SELECT step_index, host, vm
-              FROM ioscale.io_samples_hist_sums FINAL
-              WHERE run_id = {run_id:String} AND grain = 'source_step'
+              FROM ioscale.io_samples_hist_sums
+              WHERE run_id = {run_id:String} AND grain = 'vm_step'
                 AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-                AND (NOT has(ended_steps, step_index) OR samples != bitmapCardinality(sample_ts)))
+                AND (NOT has(ended_steps, step_index) OR has(raw_vms, cityHash64(step_index, host, vm))))
           AND latency_hist_scheme = 1
-          AND (NOT has(ended_steps, step_index)
-               OR (ts >= transform(step_index, ended_steps, window_starts, ts)
-                   AND ts < transform(step_index, ended_steps, window_ends, ts)))
+          AND toUnixTimestamp64Milli(ts) >= transform(step_index, ended_steps, window_starts_ms, toInt64(-9223372036854775808))
+          AND toUnixTimestamp64Milli(ts) < transform(step_index, ended_steps, window_ends_ms, toInt64(9223372036854775807))
         GROUP BY step_index, host, vm
     ),
     outside AS (
         -- ... minus its samples outside the measured window (their times from the step_ts rows).
         SELECT step_index, host, vm,
-               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), c), groupArrayArray(mapKeys(hist)), groupArrayArray(mapValues(hist))) AS minus
+               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), toUInt64(70368744177664 - c)), groupArrayArray(mapKeys(hist)), groupArrayArray(mapValues(hist))) AS minus
         FROM ioscale.io_samples_hist_by_ts FINAL
         PREWHERE run_id = {run_id:String}
           AND (step_index, ts) IN (
@@ -124,18 +146,20 @@ WITH
               WHERE run_id = {run_id:String} AND grain = 'step_ts'
                 AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
                 AND has(ended_steps, step_index)
-                AND (ts < transform(step_index, ended_steps, window_starts, ts) OR ts >= transform(step_index, ended_steps, window_ends, ts)))
+                AND (toUnixTimestamp64Milli(ts) < transform(step_index, ended_steps, window_starts_ms, toInt64(0))
+                     OR toUnixTimestamp64Milli(ts) >= transform(step_index, ended_steps, window_ends_ms, toInt64(0))))
         WHERE NOT has(raw_vms, cityHash64(step_index, host, vm))
         GROUP BY step_index, host, vm
     ),
     hists AS (
         -- A VM's buckets with signed counts, sorted by bucket and, within a bucket, subtractions first (the
         -- sign bit: 0 = minus): the running count then crosses a rank only at a bucket whose net count
-        -- crosses it. Packed: bucket << 47 | (1 for plus) << 46 | count (a step's bucket count stays far
-        -- below 2^46). Its p99 by quantileExactWeighted(0.99)'s rule over (bucket representative, count): the
+        -- crosses it. Packed: bucket << 47 | 2^46 + count for an addition, bucket << 47 | 2^46 - count for a
+        -- subtraction (a step's bucket count stays far below 2^46): the low 47 bits minus 2^46 are the signed
+        -- count. Its p99 by quantileExactWeighted(0.99)'s rule over (bucket representative, count): the
         -- first bucket whose running count reaches ceil(0.99 x N); representatives grow with the bucket index.
         SELECT step_index, host, vm, arraySort(arrayConcat(plus, minus)) AS packed,
-               arrayMap(p -> toInt64(bitAnd(p, 70368744177663)) * if(bitTest(p, 46), 1, -1), packed) AS counts,
+               arrayMap(p -> toInt64(bitAnd(p, 140737488355327)) - 70368744177664, packed) AS counts,
                toUInt64(arraySum(counts)) AS latency_n,
                toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index
         FROM sums LEFT JOIN outside USING (step_index, host, vm)
@@ -159,9 +183,8 @@ WITH
         FROM ioscale.io_samples AS s FINAL
         WHERE s.run_id = {run_id:String}
           AND ({step_index:Int32} < 0 OR s.step_index = {step_index:Int32})
-          AND (NOT has(ended_steps, s.step_index)
-               OR (s.ts >= transform(s.step_index, ended_steps, window_starts, s.ts)
-                   AND s.ts < transform(s.step_index, ended_steps, window_ends, s.ts)))
+          AND toUnixTimestamp64Milli(s.ts) >= transform(s.step_index, ended_steps, window_starts_ms, toInt64(-9223372036854775808))
+          AND toUnixTimestamp64Milli(s.ts) < transform(s.step_index, ended_steps, window_ends_ms, toInt64(9223372036854775807))
         GROUP BY s.step_index, s.host, s.vm
     ),
     per_vm AS (

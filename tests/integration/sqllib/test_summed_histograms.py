@@ -11,6 +11,8 @@ here keeps the oracle next to the test). The runs:
                            twice and a source without buckets (scheme 0), step 2 still running (no STEP_ENDED),
                            step 3 ended without a start (an empty window)
     the bench run          bench/sql_library_bench.py's 320-VM, one-hour run, when ClickHouse holds it
+    edge_run's split copy  edge_run inserted again in two blocks: each key's sums in two rows, two parts (the
+                           queries that sum a key's rows themselves instead of reading with FINAL)
 
 The counters and extremes of migrations 0130-0132 (scaling_curve_raw's and step_latency_five_nines' windows
 from the step_ts rows) are checked against io_samples at every grain, from the view and from the backfill, and
@@ -300,6 +302,31 @@ def test_backfill_computes_the_counters_the_view_computes(stack, edge_run) -> No
                           f"FROM ({select}) WHERE grain = '{grain}' AND step_index != 1")
             got = _counter_mismatches(ch, edge_run, grain, backfilled)
             assert got[0][0] > 0 and got[0][1] == 0, (grain, got)
+
+
+def test_sums_split_across_parts_give_the_same_answers(stack, edge_run) -> None:
+    """lagging_vms and step_latency_outliers read io_samples_hist_sums without FINAL and sum a key's rows
+    themselves (FINAL's cost follows the table's parts, see their Speed notes). A copy of edge_run inserted
+    in two blocks (even, then odd sample seconds) leaves every key of the copy in two rows, one per part, until
+    a background merge: the answers must be the old ones whichever form the rows take."""
+    split_run = f"{edge_run}-split"
+    # The filter in a subquery: at the same level, WHERE would see REPLACE's run_id alias, not the column.
+    copy = ("INSERT INTO ioscale.{table} SELECT * REPLACE ({split:String} AS run_id) FROM (SELECT * FROM "
+            "ioscale.{table} WHERE run_id = {run:String}{and})")
+    with client(stack.settings, stack.secrets, "admin") as admin:   # the reader cannot insert
+        params = {"run": edge_run, "split": split_run}
+        admin.command(copy.replace("{table}", "run_events").replace("{and}", ""), parameters=params)
+        for parity in (0, 1):
+            half = f" AND toUnixTimestamp(ts) % 2 = {parity}"
+            admin.command(copy.replace("{table}", "io_samples").replace("{and}", half), parameters=params)
+        rows_per_key = admin.command(
+            "SELECT max(n) FROM (SELECT count() AS n FROM ioscale.io_samples_hist_sums WHERE run_id = {split:String} "
+            "AND grain = 'vm_step' GROUP BY step_index, host, vm)", parameters=params)
+    assert rows_per_key == 2, "both blocks' rows should still be apart (a background merge came first?)"
+    # The case most exposed first (a merge may join the rows any time), then every variant.
+    _assert_same(stack, "lagging_vms", split_run, [{"step_index": -1, "show_all": True}])
+    for name in ("lagging_vms", "step_latency_outliers"):
+        _assert_same(stack, name, split_run, _variants(name, sorted(EDGE_STEPS)))
 
 
 def test_counters_not_covering_their_samples_take_the_raw_path(stack, edge_run) -> None:
