@@ -454,9 +454,8 @@ def part_freshness(settings: StackSettings, secrets: dict[str, str], rate: int, 
         # and counts from the timestamp, the start of its 1 s interval: one second more than after its end.
         # Samples never seen count as the slowest. The per-second figure is stricter: a second counts when the
         # last of its samples is queryable.
-        total = rate * seconds
-        per_sample = arrivals[name] + ([(math.inf, total - sum(w for _, w in arrivals[name]))]
-                                       if sum(w for _, w in arrivals[name]) < total else [])
+        never_seen = rate * seconds - sum(w for _, w in arrivals[name])
+        per_sample = arrivals[name] + ([(math.inf, never_seen)] if never_seen > 0 else [])
         p99_from_ts = weighted_pct(per_sample, 0.99) + 1.0
         verdict = f" (polled every {RAW_POLL_S:.0f} s)" if name == "raw" else (
             f"; from the timestamp p99 {p99_from_ts:.2f} s, "
