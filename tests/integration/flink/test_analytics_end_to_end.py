@@ -43,6 +43,7 @@ COLUMNS = ("p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns")
 #: Everything after the last sample: the 1 min windows (up to 60 s), out-of-orderness, partition idleness.
 SETTLE_TIMEOUT_S = 150.0
 FC_PAYLOAD_BYTES_PER_S = 800_000_000
+GRAIN_TABLES = ("io_samples_10s", "io_samples_1m", "io_fleet_1s", "io_fleet_10s", "io_fleet_1m")
 
 
 class Heartbeat(threading.Thread):
@@ -163,10 +164,14 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
 
     expected_seconds = len(sent)
     try:
-        _wait_for("the 1 s and 1 min rollups, both step rows and the final alerts", lambda: (
+        # Every grain of both families: the fleet's windows fire after the per-source ones that feed them (one
+        # operator later, another sink), so the per-source 1 min rows landing does not mean the fleet's have.
+        # (Waiting on io_samples_1m alone raced io_fleet_1m on CI: 0 of its ops were there yet.)
+        total = sum(o for o, _ in sent.values())
+        _wait_for("the 1 s, 10 s and 1 min rollups, both step rows and the final alerts", lambda: (
             count("SELECT count() FROM io_samples_1s FINAL WHERE run_id = {run:String}") == expected_seconds
-            and count("SELECT sum(ops) FROM io_samples_1m FINAL WHERE run_id = {run:String}")
-            == sum(o for o, _ in sent.values())
+            and all(count(f"SELECT sum(ops) FROM {table} FINAL WHERE run_id = {{run:String}}") == total
+                    for table in GRAIN_TABLES)
             and count("SELECT count() FROM scaling_curves FINAL WHERE run_id = {run:String}") == 2
             and count("SELECT count() FROM alerts FINAL WHERE run_id = {run:String} AND phase = 'final'") >= 2
         ), SETTLE_TIMEOUT_S)
@@ -204,9 +209,8 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
         assert (p50, n) == (_oracle_quantiles(by_second[(ts, step)])["p50_ns"], len(by_second[(ts, step)]))
 
     # -- 10 s and 1 min grains hold the same totals ----------------------------------------------------
-    total_ops = sum(o for o, _ in sent.values())
-    for table in ("io_samples_10s", "io_samples_1m", "io_fleet_10s", "io_fleet_1m"):
-        assert count(f"SELECT sum(ops) FROM {table} FINAL WHERE run_id = {{run:String}}") == total_ops, table
+    for table in GRAIN_TABLES:
+        assert count(f"SELECT sum(ops) FROM {table} FINAL WHERE run_id = {{run:String}}") == total, table
 
     # -- the restart duplicated rows on the wire, not in the tables' identities -------------------------
     assert count("SELECT count() FROM (SELECT window_start, vm FROM io_samples_1s FINAL "
