@@ -68,6 +68,10 @@
 --   use_index_for_in_with_subqueries = 0, optimize_aggregation_in_order = 1, max_threads = 1. On a run_id with
 --   no rows the query still costs ~100 ms CPU (QueryAnalysis ~48 ms, plan build ~11, optimization ~26): ~5-14
 --   ms per table read even when it reads nothing, eight reads. The vms scan of io_samples FINAL is ~85-100 ms.
+--   Tried without a gain (session 8): io_samples read as stored for VMs outside raw_vms (none of their samples
+--   twice, nothing for FINAL to collapse) and with FINAL by primary key for the rest. Same rows; CPU per call,
+--   alternating, 12 calls each: 417 vs 434 ms over all steps, 202 vs 183 for the last step: the second read's
+--   IN subquery cost in analysis what FINAL's merge saved (io_samples in 7 parts).
 --   join_use_nulls = 1: a VM whose samples carry no buckets gets empty bucket arrays (N = 0), not a NULL.
 WITH
     (
