@@ -166,7 +166,8 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     try:
         # Every grain of both families: the fleet's windows fire after the per-source ones that feed them (one
         # operator later, another sink), so the per-source 1 min rows landing does not mean the fleet's have.
-        # (Waiting on io_samples_1m alone raced io_fleet_1m on CI: 0 of its ops were there yet.)
+        # (Waiting on io_samples_1m alone raced io_fleet_1m on CI: 0 of its ops were there yet.) The wait is also
+        # the check that the 10 s and 1 min grains hold the same totals: it fails the test when they do not.
         total = sum(o for o, _ in sent.values())
         _wait_for("the 1 s, 10 s and 1 min rollups, both step rows and the final alerts", lambda: (
             count("SELECT count() FROM io_samples_1s FINAL WHERE run_id = {run:String}") == expected_seconds
@@ -207,10 +208,6 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
         assert ops == ops_by_second[(ts, step)]
         assert sources == steps[step][0]
         assert (p50, n) == (_oracle_quantiles(by_second[(ts, step)])["p50_ns"], len(by_second[(ts, step)]))
-
-    # -- 10 s and 1 min grains hold the same totals ----------------------------------------------------
-    for table in GRAIN_TABLES:
-        assert count(f"SELECT sum(ops) FROM {table} FINAL WHERE run_id = {{run:String}}") == total, table
 
     # -- the restart duplicated rows on the wire, not in the tables' identities -------------------------
     assert count("SELECT count() FROM (SELECT window_start, vm FROM io_samples_1s FINAL "
