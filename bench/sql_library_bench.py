@@ -24,6 +24,9 @@ they hold nothing for the run (the Flink job was not running when the data arriv
 
 The histogram queries read io_samples_hist_sums and io_samples_hist_by_ts (migrations 0040-0045), which
 ClickHouse fills as the samples arrive and which held the run already when they were created (backfill).
+lagging_vms and step_latency_outliers (grain source) read each ended step's VMs and sources from step_windows
+(0135-0136), which a refreshable view fills ~20-35 s after a step's last sample: measuring waits until it
+covers the run (a user querying sooner gets the same answers, merged from io_samples: slower).
 Each line carries the 1-minute load average when it finished: other work on the machine shows there.
 """
 
@@ -126,6 +129,38 @@ def cases(run_id: str) -> list[tuple[str, str, dict[str, str]]]:
     return out
 
 
+#: (VMs and sources of the run's ended steps whose step_windows row holds, all of them), by the queries' rule.
+WINDOWS_CURRENT = """
+    SELECT countIf(w.source_samples = c.samples AND w.malformed_samples = 0 AND w.window_start = e.measured_start
+                   AND w.window_end = e.measured_end), count()
+    FROM (SELECT step_index, host, vm, target, direction, sum(samples) AS samples FROM ioscale.io_samples_hist_sums
+          WHERE run_id = {r:String} AND grain IN ('vm_step', 'source_step')
+          GROUP BY step_index, grain, host, vm, target, direction) AS c
+    INNER JOIN (SELECT step_index, ifNull(anyIf(start_ts, event_type = 'step_ended'),
+                                          anyIf(end_ts, event_type = 'step_ended')) AS measured_start,
+                       anyIf(end_ts, event_type = 'step_ended') AS measured_end
+                FROM ioscale.run_events FINAL WHERE run_id = {r:String} AND event_type = 'step_ended'
+                GROUP BY step_index) AS e USING (step_index)
+    LEFT JOIN (SELECT * FROM ioscale.step_windows FINAL WHERE run_id = {r:String}) AS w
+        USING (step_index, host, vm, target, direction)
+"""
+
+
+def wait_for_windows(ch: Any, run_id: str, timeout_s: float) -> None:
+    """Waits until step_windows holds the run (the queries' fast path), with progress."""
+    t0 = time.perf_counter()
+    current, total = ch.query(WINDOWS_CURRENT, parameters={"r": run_id}).result_rows[0]
+    while current < total and time.perf_counter() - t0 < timeout_s:
+        print(f"  step_windows: {current:,} of {total:,} rows computed, waiting for its refresh", flush=True)
+        time.sleep(5)
+        current, total = ch.query(WINDOWS_CURRENT, parameters={"r": run_id}).result_rows[0]
+    if current < total:
+        print(f"  step_windows holds {current:,} of {total:,} rows after {timeout_s:.0f} s: the queries merge "
+              "the rest from io_samples (see system.view_refreshes for the view's last error)")
+    else:
+        print(f"  step_windows holds all {total:,} rows ({time.perf_counter() - t0:.1f} s)")
+
+
 def percentile(sorted_values: list[float], q: float) -> float:
     """Nearest-rank percentile (the ceil(q x n)-th value): with 20 runs, p95 is the 19th."""
     rank = max(1, min(len(sorted_values), -(-int(q * 1000) * len(sorted_values) // 1000)))
@@ -215,6 +250,7 @@ def main() -> int:
             generate(settings, engine)
             waited = wait_for(ch, run_id, expected, args.timeout_s)
             print(f"  ClickHouse had every row {waited:.1f} s after the producer's flush")
+        wait_for_windows(ch, run_id, 120)
         if args.generate_only:
             return 0
         with client(settings, secrets, "admin") as admin:   # reads system.query_log

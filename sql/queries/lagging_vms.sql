@@ -38,41 +38,18 @@
 --   ended, so a VM that stopped reporting part-way shows as lagging instead of looking normal.
 --   A step mixing workloads (e.g. 2 VMs reading + 2 writing) compares unlike VMs: read the result per workload.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses replayed samples.
---   Speed (issue 4): merging every sample's ~20 buckets again took ~2 s over all steps of a 320-VM, one-hour
---   run. Each VM's histogram summed over its step is kept in io_samples_hist_sums (grain vm_step, migration
---   0040); its window is that sum minus the histograms of its samples outside the window (ramp-up, after the
---   end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. Its p99 follows
---   quantileExactWeighted's rule over (representative, count) -- the first bucket whose running count
---   reaches ceil(0.99 x N) -- on the buckets sorted (a quantile state per VM cost ~3x more). Each (bucket,
---   sign, count) is packed into one UInt64 so that one plain arraySort orders them, and a VM's sum meets its
---   outside samples in a join rather than a GROUP BY over every bucket (12 % less CPU over all steps). The
---   counters, min and max still come from io_samples FINAL (cheap without the bucket arrays). A VM with a
---   sample counted twice in its sum (see 0040), or a step without STEP_ENDED (its samples are still
---   arriving), is merged from io_samples FINAL as before, found by primary key (nothing read when none).
---   Tried and withdrawn (session 6, never released): the counters as the VM's step sums (grain vm_step, 0130) minus
---   its samples outside the window from a time-ordered scalar copy, min and max from each source's 16 most
---   extreme samples. Exact, but slower: CPU per call 243 vs 153 ms for the last step, 389 vs 356 ms over all
---   steps (alternating, 8 calls each): the scan it saves costs ~40-110 ms, the three subqueries replacing it
---   as much in analysis and planning (QueryAnalysis ~100 ms vs ~45 ms) and ~10-20 ms per small FINAL read.
---   No FINAL on io_samples_hist_sums (session 7): an AggregatingMergeTree FINAL that reads hist merges every
---   range its key shares with another part -- Maps included -- and its cost follows the table's parts, not
---   the run: the vm_step read took 7 ms plain and 238 ms with FINAL once a few small parts of other runs had
---   landed (nine parts; ~20 ms when merged). Rows of one key are summed here instead, as FINAL would: packed
---   arrays concatenated (counts add), samples summed and bitmaps merged (groupBitmapMerge). CPU per call,
---   alternating with the previous form, 20 calls each: 616 -> 388 ms over all steps, 241 -> 175 ms for the
---   last step (that state of the parts; it had been ~330 and ~200 ms with them merged). Window bounds compare
---   as Int64 milliseconds (transform over DateTime64 arrays costs more per row) and a subtracted count is
---   packed as 2^46 - count, so unpacking is one subtraction. Measured without a gain beyond the noise (same
---   session): hist_by_ts deduplicated by LIMIT 1 BY instead of FINAL; sums and outside grouped together instead
---   of joined; a constant guard to skip the raw branch's read; enable_join_runtime_filters = 0,
---   use_index_for_in_with_subqueries = 0, optimize_aggregation_in_order = 1, max_threads = 1. On a run_id with
---   no rows the query still costs ~100 ms CPU (QueryAnalysis ~48 ms, plan build ~11, optimization ~26): ~5-14
---   ms per table read even when it reads nothing, eight reads. The vms scan of io_samples FINAL is ~85-100 ms.
---   Tried without a gain (session 8): io_samples read as stored for VMs outside raw_vms (none of their samples
---   twice, nothing for FINAL to collapse) and with FINAL by primary key for the rest. Same rows; CPU per call,
---   alternating, 12 calls each: 417 vs 434 ms over all steps, 202 vs 183 for the last step: the second read's
---   IN subquery cost in analysis what FINAL's merge saved (io_samples in 7 parts).
---   join_use_nulls = 1: a VM whose samples carry no buckets gets empty bucket arrays (N = 0), not a NULL.
+--   Speed (issue 4): each ended step's VMs are computed once, ~20-35 s after its last sample, into
+--   step_windows (migrations 0135-0136: a refreshable view, every 15 s), with the samples each row stands
+--   for; a row is used only while the VM's samples (io_samples_hist_sums, grain vm_step) and the step's window
+--   still match it, so a row can be late, never wrong. Every other VM -- a step not ended or ended just now, a
+--   sample arrived since, a sample with malformed buckets -- is merged from io_samples FINAL here, found by
+--   primary key (nothing is read when there is none), merged as the view merges them. On the 320-VM,
+--   one-hour bench run, alternating, 10 calls each: over all steps 268 -> 81 ms (CPU 312 -> 75), the last
+--   step 149 -> 72 ms (CPU 156 -> 70). Every VM merged here instead (no rows yet): 831 ms over all steps,
+--   340 ms for one step of 320 VMs.
+--   Before (sessions 5-8): the step sums of io_samples_hist_sums minus the samples outside the window
+--   (io_samples_hist_by_ts), counters from io_samples FINAL, packed and sorted buckets: ~270-450 ms over all
+--   steps, ~100 ms of it analysis of its eight table reads, which no rewrite got below.
 WITH
     (
         -- The run's ended steps and their measured windows (STEP_ENDED start..end; a missing start leaves the
@@ -96,118 +73,87 @@ WITH
     arrayMap(t -> toUnixTimestamp64Milli(t), window_starts) AS window_starts_ms,
     arrayMap(t -> toUnixTimestamp64Milli(t), window_ends) AS window_ends_ms,
     (
-        -- VMs whose step sum counted a sample twice (a source's samples > distinct timestamps, see 0040), as
-        -- hashes of (step, host, vm): merged from io_samples FINAL instead. A source's rows summed as FINAL
-        -- would (see Speed).
-        SELECT groupArray(DISTINCT cityHash64(step_index, host, vm))
+        -- VM-steps whose row in step_windows still holds: computed over the step's current window from
+        -- every sample that has reached the VM's step sum since (samples added, redeliveries included), as
+        -- hashes of (step, host, vm). The others are merged from io_samples below.
+        SELECT groupArray(cityHash64(step_index, host, vm))
         FROM (
-            SELECT step_index, host, vm
+            SELECT step_index, host, vm, sum(samples) AS samples
             FROM ioscale.io_samples_hist_sums
-            WHERE run_id = {run_id:String} AND grain = 'source_step'
+            WHERE run_id = {run_id:String} AND grain = 'vm_step'
               AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-            GROUP BY step_index, host, vm, target, direction
-            HAVING sum(samples) != groupBitmapMerge(sample_ts)
-        )
-    ) AS raw_vms,
-    sums AS (
-        -- An ended step's VM: its step sum, packed (see hists): its rows in every part concatenated, counts add ...
-        SELECT step_index, host, vm,
-               groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c), mapKeys(hist), mapValues(hist))) AS plus
-        FROM ioscale.io_samples_hist_sums
-        WHERE run_id = {run_id:String} AND grain = 'vm_step'
-          AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-          AND has(ended_steps, step_index) AND NOT has(raw_vms, cityHash64(step_index, host, vm))
-        GROUP BY step_index, host, vm
-        UNION ALL
-        -- ... or, a VM of a step not ended or in raw_vms: its samples in the window from io_samples as before
-        -- (by primary key: nothing is read when there is none).
-        SELECT step_index, host, vm,
-               -- packed per sample: bucket arrays of unequal lengths raise an error, as they always did
-               groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c),
-                                        latency_bucket_index, latency_bucket_count))
-        FROM ioscale.io_samples FINAL
-        WHERE run_id = {run_id:String}
-          AND (step_index, host, vm) IN (
-              SELECT step_index, host, vm
-              FROM ioscale.io_samples_hist_sums
-              WHERE run_id = {run_id:String} AND grain = 'vm_step'
-                AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-                AND (NOT has(ended_steps, step_index) OR has(raw_vms, cityHash64(step_index, host, vm))))
-          AND latency_hist_scheme = 1
-          AND toUnixTimestamp64Milli(ts) >= transform(step_index, ended_steps, window_starts_ms, toInt64(-9223372036854775808))
-          AND toUnixTimestamp64Milli(ts) < transform(step_index, ended_steps, window_ends_ms, toInt64(9223372036854775807))
-        GROUP BY step_index, host, vm
-    ),
-    outside AS (
-        -- ... minus its samples outside the measured window (their times from the step_ts rows).
-        SELECT step_index, host, vm,
-               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), toUInt64(70368744177664 - c)), groupArrayArray(mapKeys(hist)), groupArrayArray(mapValues(hist))) AS minus
-        FROM ioscale.io_samples_hist_by_ts FINAL
-        PREWHERE run_id = {run_id:String}
-          AND (step_index, ts) IN (
-              SELECT step_index, ts
-              FROM ioscale.io_samples_hist_sums
-              WHERE run_id = {run_id:String} AND grain = 'step_ts'
-                AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-                AND has(ended_steps, step_index)
-                AND (toUnixTimestamp64Milli(ts) < transform(step_index, ended_steps, window_starts_ms, toInt64(0))
-                     OR toUnixTimestamp64Milli(ts) >= transform(step_index, ended_steps, window_ends_ms, toInt64(0))))
-        WHERE NOT has(raw_vms, cityHash64(step_index, host, vm))
-        GROUP BY step_index, host, vm
-    ),
-    hists AS (
-        -- A VM's buckets with signed counts, sorted by bucket and, within a bucket, subtractions first (the
-        -- sign bit: 0 = minus): the running count then crosses a rank only at a bucket whose net count
-        -- crosses it. Packed: bucket << 47 | 2^46 + count for an addition, bucket << 47 | 2^46 - count for a
-        -- subtraction (a step's bucket count stays far below 2^46): the low 47 bits minus 2^46 are the signed
-        -- count. Its p99 by quantileExactWeighted(0.99)'s rule over (bucket representative, count): the
-        -- first bucket whose running count reaches ceil(0.99 x N); representatives grow with the bucket index.
-        SELECT step_index, host, vm, arraySort(arrayConcat(plus, minus)) AS packed,
-               arrayMap(p -> toInt64(bitAnd(p, 140737488355327)) - 70368744177664, packed) AS counts,
-               toUInt64(arraySum(counts)) AS latency_n,
-               toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index
-        FROM sums LEFT JOIN outside USING (step_index, host, vm)
-    ),
-    vms AS (
-        SELECT
-            s.step_index                                                  AS step_index,
-            s.host                                                        AS host,
-            s.vm                                                          AS vm,
-            count()                                                       AS samples,
-            sum(s.ops)                                                    AS ops,
-            sum(s.latency_count)                                          AS latency_count,
-            sum(s.latency_sum_ns)                                         AS latency_sum_ns,
-            minIf(s.latency_min_ns, s.latency_count > 0)                  AS latency_min_ns,
-            max(s.latency_max_ns)                                         AS latency_max_ns,
-            min(s.ts)                                                     AS first_ts,
-            max(s.ts + toIntervalMillisecond(s.interval_ms))              AS last_end,
-            has(ended_steps, s.step_index)                                AS measured,
-            window_starts[indexOf(ended_steps, s.step_index)]             AS measured_start,
-            window_ends[indexOf(ended_steps, s.step_index)]               AS measured_end
-        FROM ioscale.io_samples AS s FINAL
-        WHERE s.run_id = {run_id:String}
-          AND ({step_index:Int32} < 0 OR s.step_index = {step_index:Int32})
-          AND toUnixTimestamp64Milli(s.ts) >= transform(s.step_index, ended_steps, window_starts_ms, toInt64(-9223372036854775808))
-          AND toUnixTimestamp64Milli(s.ts) < transform(s.step_index, ended_steps, window_ends_ms, toInt64(9223372036854775807))
-        GROUP BY s.step_index, s.host, s.vm
-    ),
+            GROUP BY step_index, host, vm
+        ) AS c
+        INNER JOIN (
+            SELECT step_index, host, vm, source_samples, malformed_samples, window_start, window_end
+            FROM ioscale.step_windows FINAL
+            WHERE run_id = {run_id:String} AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+              AND grain = 'vm'
+        ) AS w USING (step_index, host, vm)
+        WHERE w.source_samples = c.samples AND w.malformed_samples = 0 AND has(ended_steps, step_index)
+          AND w.window_start = window_starts[indexOf(ended_steps, step_index)]
+          AND w.window_end = window_ends[indexOf(ended_steps, step_index)]
+    ) AS summarized,
     per_vm AS (
-        SELECT
-            v.step_index AS step_index, v.host AS host, v.vm AS vm, v.samples AS samples, latency_n,
-            -- The step's window: declared when ended, else the span every VM of the step covered.
-            if(v.measured,
-               toUnixTimestamp64Milli(v.measured_end) - toUnixTimestamp64Milli(v.measured_start),
-               max(toUnixTimestamp64Milli(v.last_end)) OVER (PARTITION BY v.step_index)
-                 - min(toUnixTimestamp64Milli(v.first_ts)) OVER (PARTITION BY v.step_index)) / 1000 AS window_s,
-            v.ops / window_s AS iops,
-            if(v.latency_count > 0, v.latency_sum_ns / v.latency_count, NULL) AS mean_ns,
-            toUInt64(ifNull(h.latency_n, 0)) AS latency_n,
-            ifNull(h.p99_index, 0) AS p99_index,
-            if(latency_n < 1000, v.latency_max_ns, least(greatest(
-                (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)),
-                v.latency_min_ns), v.latency_max_ns)) AS p99_ns
-        FROM vms AS v
-        LEFT JOIN hists AS h ON h.step_index = v.step_index AND h.host = v.host AND h.vm = v.vm
+        -- A summarized VM-step: its figures as computed (no samples in the window: no row, as below) ...
+        SELECT step_index, host, vm, samples, latency_n,
+               (toUnixTimestamp64Milli(window_end) - toUnixTimestamp64Milli(window_start)) / 1000 AS window_s,
+               ops / window_s AS iops,
+               if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
+               p99_ns
+        FROM ioscale.step_windows FINAL
+        WHERE run_id = {run_id:String} AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+          AND grain = 'vm' AND has(summarized, cityHash64(step_index, host, vm)) AND samples > 0
+        UNION ALL
+        -- ... or any other (a step not ended or ended just now, a sample since): its samples in the window
+        -- merged from io_samples FINAL (found by primary key: nothing is read when there is none).
+        SELECT step_index, host, vm, samples, latency_n,
+               -- The step's window: declared when ended, else the span every VM of the step covered.
+               if(measured,
+                  toUnixTimestamp64Milli(measured_end) - toUnixTimestamp64Milli(measured_start),
+                  max(toUnixTimestamp64Milli(last_end)) OVER (PARTITION BY step_index)
+                    - min(toUnixTimestamp64Milli(first_ts)) OVER (PARTITION BY step_index)) / 1000 AS window_s,
+               window_ops / window_s AS iops,
+               if(window_latency_count > 0, window_latency_sum_ns / window_latency_count, NULL) AS mean_ns,
+               if(latency_n < 1000, window_max_ns, least(greatest(
+                   (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)),
+                   window_min_ns), window_max_ns)) AS p99_ns
+        FROM (
+            SELECT
+                step_index, host, vm,
+                -- (aliases unlike the columns: one named like a column would shadow it in the others)
+                count()                                                   AS samples,
+                sum(ops)                                                  AS window_ops,
+                sum(latency_count)                                        AS window_latency_count,
+                sum(latency_sum_ns)                                       AS window_latency_sum_ns,
+                minIf(latency_min_ns, latency_count > 0)                  AS window_min_ns,
+                max(latency_max_ns)                                       AS window_max_ns,
+                min(ts)                                                   AS first_ts,
+                max(ts + toIntervalMillisecond(interval_ms))              AS last_end,
+                has(ended_steps, step_index)                              AS measured,
+                window_starts[indexOf(ended_steps, step_index)]           AS measured_start,
+                window_ends[indexOf(ended_steps, step_index)]             AS measured_end,
+                -- Buckets with their counts packed into one UInt64 (bucket << 47 | count; a step's bucket count
+                -- stays far below 2^47) so that one plain arraySort orders them by bucket. Bucket arrays of
+                -- unequal lengths raise an error, as they always did.
+                arraySort(groupArrayArrayIf(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), c),
+                                                     latency_bucket_index, latency_bucket_count),
+                                            latency_hist_scheme = 1)) AS packed,
+                arrayMap(p -> bitAnd(p, 140737488355327), packed)     AS counts,
+                arraySum(counts)                                          AS latency_n,
+                toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index
+            FROM ioscale.io_samples FINAL
+            WHERE run_id = {run_id:String}
+              AND (step_index, host, vm) IN (
+                  SELECT step_index, host, vm
+                  FROM ioscale.io_samples_hist_sums
+                  WHERE run_id = {run_id:String} AND grain = 'vm_step'
+                    AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
+                    AND NOT has(summarized, cityHash64(step_index, host, vm)))
+              AND toUnixTimestamp64Milli(ts) >= transform(step_index, ended_steps, window_starts_ms, toInt64(-9223372036854775808))
+              AND toUnixTimestamp64Milli(ts) < transform(step_index, ended_steps, window_ends_ms, toInt64(9223372036854775807))
+            GROUP BY step_index, host, vm
+        )
     ),
     compared AS (
         SELECT
@@ -243,4 +189,3 @@ SELECT
 FROM compared
 WHERE lagging OR {show_all:Bool}
 ORDER BY step_index, lagging DESC, iops_vs_median_pct, p99_vs_median_pct DESC, host, vm
-SETTINGS join_use_nulls = 1

@@ -33,18 +33,16 @@
 --   The two grains are two parts of one top-N; the part not asked for is cut by a constant-false WHERE, so
 --   only one is computed. FINAL: the Kafka engine delivers at least once.
 --   Speed (issue 4): at grain interval ranked by max or mean, only the rows shown read their buckets (by
---   primary key); every row's p99 is computed only when ranking by it. At grain source, each source's step
---   histogram comes from io_samples_hist_sums (grain source_step, migration 0040) minus its samples outside
---   the window, found by time in io_samples_hist_by_ts (0041) -- counts add and subtract exactly -- and its
---   p99 follows the same rank rule on its buckets, sorted (packed into one UInt64 per bucket, and the sum
---   joined to its outside samples rather than grouped with them: ~30 % less CPU than one GROUP BY over
---   every bucket). A source that received a sample twice (the sum would count it twice; see 0040), or a
---   step without STEP_ENDED, is merged from io_samples FINAL as before.
---   No FINAL on io_samples_hist_sums (session 7): an AggregatingMergeTree FINAL that reads hist merges every
---   range its key shares with another part, Maps included, so its cost follows the table's parts rather than
---   the run (see lagging_vms). A source's rows are summed here as FINAL would: packed arrays concatenated
---   (counts add), samples summed and bitmaps merged (groupBitmapMerge). CPU per call at grain source, p99, on
---   the 320-VM run's last step, alternating with the previous form, 20 calls each: 298 -> 247 ms.
+--   primary key, from the time-ordered copy io_samples_hist_by_ts; from io_samples itself for a source whose
+--   step sum counted a sample twice and while the step runs); every row's p99 is computed only when ranking by
+--   it. At grain source, each source of an ended step is computed once, ~20-35 s after the step's last
+--   sample, into step_windows (migrations 0135-0136, grain source), with the samples the row stands for; a row
+--   is used only while the source's samples (io_samples_hist_sums, grain source_step) and the step's window
+--   still match it. Any other source -- a step not ended or ended just now, a sample arrived since, malformed
+--   buckets -- is merged from io_samples FINAL here, by primary key, as the view merges it. CPU per call at
+--   grain source, p99, on the 320-VM run's last step, alternating with the previous form (step sums minus
+--   the samples outside the window), 6 calls each: 316 -> 175 ms. The rest is mostly analysis: this query
+--   costs ~130 ms of CPU on a run without rows.
 WITH
     (
         -- The step's measured window (STEP_ENDED start..end; a missing start leaves it empty, as a NULL bound
@@ -72,84 +70,76 @@ WITH
           AND (NOT ended OR (s.ts >= measured_start AND s.ts < measured_end))
     ),
     (
-        -- Sources whose buckets are read from io_samples: their sum counted a sample twice (samples > distinct
-        -- timestamps; or a sample had bucket arrays of unequal lengths, see 0040), or the step has not ended --
-        -- as hashes of the source.
+        -- grain interval: sources whose step sum counted a sample twice (samples > distinct timestamps; or a
+        -- sample had bucket arrays of unequal lengths, see 0040), or any source while the step has not ended --
+        -- as hashes of the source: a row shown reads its buckets from io_samples itself (see top_intervals).
         SELECT groupArray(cityHash64(host, vm, target, direction))
         FROM (
             SELECT host, vm, target, direction
             FROM ioscale.io_samples_hist_sums
             WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
+              AND {grain:String} = 'interval'
             GROUP BY host, vm, target, direction
             HAVING sum(samples) != groupBitmapMerge(sample_ts) OR NOT ended
         )
     ) AS raw_sources,
-    counters AS (
-        -- grain source: each source's counters over the window.
-        SELECT host, vm, target, direction, count() AS intervals,
-               if(sum(latency_count) > 0, sum(latency_sum_ns) / sum(latency_count), NULL) AS mean_ns,
-               minIf(latency_min_ns, latency_count > 0) AS min_ns, max(latency_max_ns) AS max_ns,
-               sum(ops) * 1000 / greatest(sum(interval_ms), 1) AS iops
-        FROM window_samples
-        WHERE {grain:String} = 'source'
-        GROUP BY host, vm, target, direction
-    ),
-    plus AS (
-        -- grain source: the source's step sum, packed (see sources): its rows in every part concatenated,
-        -- counts add (no FINAL, see Speed) ...
-        SELECT host, vm, target, direction,
-               groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c), mapKeys(hist), mapValues(hist))) AS plus
-        FROM ioscale.io_samples_hist_sums
-        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
-          AND {grain:String} = 'source' AND ended
-          AND NOT has(raw_sources, cityHash64(host, vm, target, direction))
-        GROUP BY host, vm, target, direction
-        UNION ALL
-        -- ... or, for raw_sources, its samples in the window merged from io_samples as before (found by
-        -- primary key: nothing is read when there is none).
-        SELECT host, vm, target, direction,
-               -- packed per sample: bucket arrays of unequal lengths raise an error, as they always did
-               groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c),
-                                        latency_bucket_index, latency_bucket_count))
-        FROM ioscale.io_samples FINAL
-        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND {grain:String} = 'source'
-          AND (host, vm, target, direction) IN (
-              SELECT host, vm, target, direction
-              FROM ioscale.io_samples_hist_sums
-              WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
-                AND has(raw_sources, cityHash64(host, vm, target, direction)))
-          AND latency_hist_scheme = 1 AND (NOT ended OR (ts >= measured_start AND ts < measured_end))
-        GROUP BY host, vm, target, direction
-    ),
-    minus AS (
-        -- ... minus its samples outside the measured window (their times from the step_ts rows).
-        SELECT host, vm, target, direction,
-               arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), c),
-                        groupArrayArray(mapKeys(hist)), groupArrayArray(mapValues(hist))) AS minus
-        FROM ioscale.io_samples_hist_by_ts FINAL
-        PREWHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND {grain:String} = 'source' AND ended
-          AND ts IN (
-              SELECT ts
-              FROM ioscale.io_samples_hist_sums
-              WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'step_ts'
-                AND {grain:String} = 'source' AND (ts < measured_start OR ts >= measured_end))
-        WHERE NOT has(raw_sources, cityHash64(host, vm, target, direction))
-        GROUP BY host, vm, target, direction
-    ),
+    (
+        -- grain source: sources whose row in step_windows still holds (computed over this window from every
+        -- sample that has reached the source's step sum since, redeliveries included), as hashes.
+        SELECT groupArray(cityHash64(host, vm, target, direction))
+        FROM (
+            SELECT host, vm, target, direction, sum(samples) AS samples
+            FROM ioscale.io_samples_hist_sums
+            WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
+              AND {grain:String} = 'source' AND ended
+            GROUP BY host, vm, target, direction
+        ) AS c
+        INNER JOIN (
+            SELECT host, vm, target, direction, source_samples, malformed_samples, window_start, window_end
+            FROM ioscale.step_windows FINAL
+            WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source'
+              AND {grain:String} = 'source' AND ended
+        ) AS w USING (host, vm, target, direction)
+        WHERE w.source_samples = c.samples AND w.malformed_samples = 0
+          AND w.window_start = measured_start AND w.window_end = measured_end
+    ) AS summarized,
     sources AS (
-        -- grain source: the source's counters, and its p99 by the rank rule below over its merged buckets,
-        -- sorted by bucket and, within a bucket, subtractions first (the sign bit: 0 = minus): a running sum
-        -- then crosses a rank only at a bucket whose net count crosses it. Packed into one UInt64 so that one
-        -- plain arraySort orders them: bucket << 47 | (1 for plus) << 46 | count (far below 2^46 in a step).
-        SELECT c.host AS host, c.vm AS vm, c.target AS target, c.direction AS direction, intervals, mean_ns, min_ns, max_ns, iops,
-               arraySort(arrayConcat(p.plus, m.minus)) AS packed,
-               arrayMap(p -> toInt64(bitAnd(p, 70368744177663)) * if(bitTest(p, 46), 1, -1), packed) AS counts,
-               toUInt64(arraySum(counts)) AS latency_n,
-               toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index,
+        -- grain source: a source's figures over the window as step_windows holds them ...
+        SELECT host, vm, target, direction, samples AS intervals,
+               if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
+               latency_min_ns AS min_ns, latency_max_ns AS max_ns,
+               ops * 1000 / greatest(interval_ms, 1) AS iops, latency_n, p99_ns
+        FROM ioscale.step_windows FINAL
+        WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source'
+          AND {grain:String} = 'source' AND has(summarized, cityHash64(host, vm, target, direction)) AND samples > 0
+        UNION ALL
+        -- ... or merged from its samples in io_samples FINAL (a step not ended or ended just now, a sample
+        -- arrived since), found by primary key -- as the view merges them. Its p99 by the rank rule below.
+        SELECT host, vm, target, direction, intervals, mean_ns, min_ns, max_ns, iops, latency_n,
                if(latency_n < 1000, max_ns, least(greatest((bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)), min_ns), max_ns)) AS p99_ns
-        FROM counters AS c
-        LEFT JOIN plus AS p ON p.host = c.host AND p.vm = c.vm AND p.target = c.target AND p.direction = c.direction
-        LEFT JOIN minus AS m ON m.host = c.host AND m.vm = c.vm AND m.target = c.target AND m.direction = c.direction
+        FROM (
+            SELECT host, vm, target, direction, count() AS intervals,
+                   if(sum(latency_count) > 0, sum(latency_sum_ns) / sum(latency_count), NULL) AS mean_ns,
+                   minIf(latency_min_ns, latency_count > 0) AS min_ns, max(latency_max_ns) AS max_ns,
+                   sum(ops) * 1000 / greatest(sum(interval_ms), 1) AS iops,
+                   -- Buckets with their counts packed into one UInt64 (bucket << 47 | count) so that one plain
+                   -- arraySort orders them by bucket. Arrays of unequal lengths raise an error, as they always did.
+                   arraySort(groupArrayArrayIf(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), c),
+                                                        latency_bucket_index, latency_bucket_count),
+                                               latency_hist_scheme = 1)) AS packed,
+                   arrayMap(p -> bitAnd(p, 140737488355327), packed) AS counts,
+                   arraySum(counts) AS latency_n,
+                   toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index
+            FROM ioscale.io_samples FINAL
+            WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND {grain:String} = 'source'
+              AND (host, vm, target, direction) IN (
+                  SELECT host, vm, target, direction
+                  FROM ioscale.io_samples_hist_sums
+                  WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source_step'
+                    AND {grain:String} = 'source' AND NOT has(summarized, cityHash64(host, vm, target, direction)))
+              AND (NOT ended OR (ts >= measured_start AND ts < measured_end))
+            GROUP BY host, vm, target, direction
+        )
     ),
     (
         -- grain interval: the top N samples, once (a scalar is computed once, a CTE once per use). Their p99

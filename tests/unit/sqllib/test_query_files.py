@@ -4,6 +4,7 @@ histogram and the Flink job define (representative expression, N requirements, c
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,8 @@ REQUIRED = {"scaling_curve", "scaling_curve_raw", "compare_runs", "step_latency_
             "lagging_vms", "saturation_events", "step_latency_outliers", "run_list", "dead_letter_summary"}
 
 #: ReplacingMergeTree tables: every read needs FINAL (at-least-once delivery, re-emitted Flink rows).
-REPLACING = {"io_samples", "cpu_samples", "port_samples", "run_events", "io_samples_hist_by_ts", "io_samples_1s", "io_samples_10s",
+REPLACING = {"io_samples", "cpu_samples", "port_samples", "run_events", "io_samples_hist_by_ts", "step_windows",
+             "io_samples_1s", "io_samples_10s",
              "io_samples_1m", "io_fleet_1s", "io_fleet_10s", "io_fleet_1m", "cpu_samples_10s", "port_samples_10s",
              "scaling_curves", "usl_fits", "alerts"}
 
@@ -79,8 +81,9 @@ def test_bucket_representatives_use_the_histogram_modules_expression(q: sqllib.N
         assert q.sql[start:start + len(expected)] == expected
 
 
-#: Queries whose histograms come from the per-step sums (migrations 0040-0045) minus the samples outside the window.
-SUMMED = ("step_latency_five_nines", "scaling_curve_raw", "lagging_vms", "step_latency_histogram", "step_latency_outliers")
+#: Queries whose histograms come from the per-step sums (migrations 0040-0045) minus the samples outside the window
+#: (lagging_vms and step_latency_outliers at grain source read step_windows instead, see the tests at the end).
+SUMMED = ("step_latency_five_nines", "scaling_curve_raw", "step_latency_histogram")
 #: The raw samples' buckets, as every query merged them before the sums existed (scheme 1 only).
 RAW_BUCKETS = "mapFromArrays(latency_bucket_index, latency_bucket_count)"
 # lagging_vms, step_latency_outliers: (bucket, sign, count) packed in a UInt64, bucket << 47 | plus << 46 | count,
@@ -142,12 +145,10 @@ def test_summed_histograms_keep_the_raw_path_for_duplicates_and_live_steps(name:
 def test_summed_histograms_read_without_final(name: str) -> None:
     # FINAL on io_samples_hist_sums merges every range its key shares with another part, Maps included: its
     # cost follows the table's parts (7 vs 238 ms for the same 1472 rows). These queries sum a key's rows
-    # themselves, as FINAL would: packed buckets concatenated, samples summed, bitmaps merged.
+    # themselves, as FINAL would: samples summed (what a step_windows row must stand for), bitmaps merged.
     sql = BY_NAME[name].sql
     assert "io_samples_hist_sums FINAL" not in sql
-    assert "groupArrayArray(arrayMap((b, c) -> bitOr(bitShiftLeft(toUInt64(b), 47), 70368744177664 + c), " \
-           "mapKeys(hist), mapValues(hist)))" in sql
-    assert "HAVING sum(samples) != groupBitmapMerge(sample_ts)" in sql
+    assert "sum(samples) AS samples" in sql
 
 
 def test_port_capacity_rule_matches_the_flink_job() -> None:
@@ -168,3 +169,62 @@ def test_fc_class_rounding_in_log2_is_the_nearest_class(speed_bps: int, gfc: int
     import math
 
     assert 2 ** min(7, max(0, math.ceil(math.log2(speed_bps / 1e9) - 0.5))) == gfc
+
+
+# step_windows (migrations 0135-0136): a refreshable view computes each ended step's VMs and sources once;
+# lagging_vms (grain vm) and step_latency_outliers (grain source) use a row only while it stands for the samples
+# and the step's window, and merge everything else from io_samples FINAL as the view does.
+REFRESH_VIEW = (Path(__file__).resolve().parents[3] / "sql" / "migrations"
+                / "0136_create_view_step_windows_refresh.sql").read_text(encoding="utf-8")
+#: The rank rule on packed (bucket << 47 | count) arrays, sorted.
+RANK = "arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))"
+
+
+def _flat(sql: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"--[^\n]*", "", sql))
+
+
+def test_lagging_vms_uses_a_window_row_only_while_it_holds() -> None:
+    sql = _flat(BY_NAME["lagging_vms"].sql)
+    assert "FROM ioscale.step_windows FINAL" in sql and "AND grain = 'vm'" in sql
+    # Samples added since (redeliveries included), another STEP_ENDED window, or malformed buckets: not used.
+    assert ("WHERE w.source_samples = c.samples AND w.malformed_samples = 0 AND has(ended_steps, step_index) "
+            "AND w.window_start = window_starts[indexOf(ended_steps, step_index)] "
+            "AND w.window_end = window_ends[indexOf(ended_steps, step_index)]") in sql
+    assert "SELECT step_index, host, vm, sum(samples) AS samples FROM ioscale.io_samples_hist_sums" in sql
+    # Every other VM is merged from io_samples FINAL, found by primary key.
+    assert "FROM ioscale.io_samples FINAL WHERE run_id = {run_id:String} AND (step_index, host, vm) IN (" in sql
+    assert "AND NOT has(summarized, cityHash64(step_index, host, vm)))" in sql
+    assert RANK in sql
+
+
+def test_outliers_use_a_source_row_only_while_it_holds() -> None:
+    sql = _flat(BY_NAME["step_latency_outliers"].sql)
+    assert "FROM ioscale.step_windows FINAL" in sql and "AND grain = 'source'" in sql
+    assert ("WHERE w.source_samples = c.samples AND w.malformed_samples = 0 "
+            "AND w.window_start = measured_start AND w.window_end = measured_end") in sql
+    assert "AND grain = 'source_step' AND {grain:String} = 'source' AND NOT has(summarized, " in sql
+    assert RANK in sql
+
+
+def test_the_view_merges_as_the_queries_do() -> None:
+    view = _flat(REFRESH_VIEW)
+    assert "REFRESH EVERY 15 SECOND APPEND TO ioscale.step_windows AS" in view
+    assert "HAVING last_in < now64(3) - INTERVAL 20 SECOND" in view, "only steps whose samples stopped arriving"
+    assert "ORDER BY last_in DESC LIMIT 20" in view, "a backlog is worked off over several refreshes"
+    assert "FROM ioscale.io_samples FINAL WHERE (run_id, step_index) IN (" in view
+    assert ("GROUP BY GROUPING SETS ((run_id, step_index, host, vm), "
+            "(run_id, step_index, host, vm, target, direction))") in view
+    # Malformed buckets are counted, never passed to arrayMap (an error would stop every refresh).
+    assert "if(well_formed, latency_bucket_index, []), if(well_formed, latency_bucket_count, [])" in view
+    assert "countIf(NOT well_formed) AS malformed," in view
+    # The same rank rule, representative and small-N rule as the queries.
+    assert RANK in view and histogram.sql_representative_expr("p99_index") in view
+    assert "if(latency_n < 1000, window_max_ns, least(greatest(" in view
+    assert "if(latency_n < 1000, window_max_ns, least(greatest(" in _flat(BY_NAME["lagging_vms"].sql)
+    assert "if(latency_n < 1000, max_ns, least(greatest(" in _flat(BY_NAME["step_latency_outliers"].sql)
+    # It runs beside live steps: one thread, lowest CPU priority.
+    assert view.rstrip().endswith("SETTINGS join_use_nulls = 1, max_threads = 1, os_threads_nice_value_query = 19")
+    # What a row stands for comes from the same read that found the step settled (the scalar todo).
+    assert ("transform(cityHash64(run_id, step_index, host, vm, target, direction), row_keys, row_samples, "
+            "toUInt64(0)) AS source_samples") in view
