@@ -75,7 +75,8 @@ import org.apache.flink.util.OutputTag;
  * <h2>Which seconds belong to step s</h2>
  * Fleet rows of step s, plus rows of step -1 (collectors that do not know the step) whose second lies in
  * [start, end) of s. The start is STEP_STARTED's ts_ms (or STEP_ENDED's start_ms, or the first second seen for
- * s). CPU and port samples are attributed by time only.
+ * s). CPU and port samples are attributed by time only. The final row's steady state lies inside the measured
+ * window STEP_ENDED declares (start_ms..end_ms), when it declares one.
  *
  * <h2>State per run (heap)</h2>
  * Per second: the fleet row per step (~1-2 KB of sparse histogram), CPU totals per host and whole-port samples.
@@ -151,6 +152,9 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
                 } else {
                     if (e.startMs != null && step.startMs == StepInfo.UNKNOWN) {
                         step.startMs = e.startMs;
+                    }
+                    if (e.startMs != null) {
+                        step.measuredStartMs = e.startMs;
                     }
                     step.endMs = e.endOrTsMs();
                     ctx.timerService().registerEventTimeTimer(step.endMs);
@@ -358,7 +362,12 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         if (series.isEmpty()) {
             return; // a step without I/O: nothing to summarize
         }
-        SteadyStateWindow window = SteadyState.choose(fleetSeconds(series), start, step.endMs, settings.steadyState());
+        // The tool's measured window (STEP_ENDED start..end: its warm-up excluded) bounds the steady state, as it
+        // bounds the SQL library's windows: a warm-up at full IOPS but another latency is not steady state, and
+        // detection by IOPS alone cannot see it. Ramp-up detection (or a configured ramp-up) applies within it.
+        long steadyFrom = step.measuredStartMs != StepInfo.UNKNOWN ? Math.max(start, step.measuredStartMs) : start;
+        SteadyStateWindow window = SteadyState.choose(fleetSeconds(series), steadyFrom, step.endMs,
+                settings.steadyState());
         Evaluation ev = evaluate(ctx.getCurrentKey(), step, series, window, start, step.endMs);
         completed.put(step.stepIndex, ev.row);
         out.collect(ev.row);
@@ -756,6 +765,8 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         public String label = "";
         public RunEvent.StepLoad load;
         public long startMs = UNKNOWN;
+        /** STEP_ENDED's start_ms: where the tool's measured window began (after its warm-up), if it said. */
+        public long measuredStartMs = UNKNOWN;
         public long endMs = UNKNOWN;
         public boolean finalized;
         public boolean closed;

@@ -106,6 +106,28 @@ class StepAnalyzerTest {
     }
 
     @Test
+    void theSteadyStateStaysInsideTheMeasuredWindowStepEndedDeclares() throws Exception {
+        // A warm-up at full IOPS but 50x the latency (as fio's ramp_time or DISKSPD's -W may be): IOPS alone
+        // show no ramp, the declared window [5 s, 30 s) excludes it (the 2 s configured ramp-up counts from there).
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, sec < 5 ? 10_000_000 : 200_000);
+        }
+        RunEvent e = TestData.runEvent(RunEvent.STEP_ENDED, RUN, STEP_MS, 0);
+        e.startMs = 5_000L;
+        e.endMs = STEP_MS;
+        h.processElement1(new StreamRecord<>(e, e.tsMs));
+        watermark(STEP_MS);
+        assertThat(rows()).singleElement().satisfies(r -> {
+            assertThat(r.steadyStartMs).isEqualTo(7_000);
+            assertThat(r.steadySeconds).isEqualTo(23);
+            assertThat(r.stepStartMs).isZero();               // the step itself still starts at STEP_STARTED
+            assertThat(r.stepSamples).isEqualTo(30);
+            assertThat(r.latencyMeanNs).isLessThan(1_000_000); // none of the warm-up's 10 ms I/Os
+        });
+    }
+
+    @Test
     void raisesLiveSaturationSecondsIntoTheSteadyStateAndTheFinalOneAtTheEnd() throws Exception {
         step(0, 1);
         for (int sec = 0; sec < 30; sec++) {
