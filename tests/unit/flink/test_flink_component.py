@@ -50,6 +50,8 @@ def test_rendered_config_sizes_one_taskmanager_with_four_slots(tmp_path):
     tm_opts = conf["env.java.opts.taskmanager"].split()
     assert "-XX:MaxGCPauseMillis=50" in tm_opts
     assert "-Xlog:gc:file=../../logs/flink-taskmanager-gc.log:time,uptime:filecount=2,filesize=10m" in tm_opts
+    # Shuffled records (the fleet's few partials a second) wait at most 20 ms in a network buffer, not 100.
+    assert conf["execution.buffer-timeout.interval"] == "20 ms"
 
 
 def test_rendered_config_keeps_runtime_files_under_the_data_dir(tmp_path):
