@@ -85,14 +85,14 @@ def _step_sums(admin, run_id: str) -> dict[tuple[int, str, str, str], int]:
         "GROUP BY step_index, grain, vm, target, direction", parameters={"r": run_id}).result_rows}
 
 
-def _refresh_until(admin, run_id: str, done, timeout_s: float = 90) -> dict[tuple[int, str], tuple]:
+def _refresh_until(admin, run_id: str, done, timeout_s: float = 90) -> dict[tuple[int, str, str, str], tuple]:
     """Forces refreshes until done(rows) holds; fails with the view's last error otherwise."""
     deadline = time.monotonic() + timeout_s
     rows = _rows(admin, run_id)
     while not done(rows):
         assert time.monotonic() < deadline, (
             f"step_windows holds {rows} for {run_id}; the view says: "
-            f"{admin.query(f'SELECT status, exception FROM system.view_refreshes').result_rows}")
+            f"{admin.query('SELECT status, exception FROM system.view_refreshes').result_rows}")
         admin.command(f"SYSTEM REFRESH VIEW {VIEW}")
         admin.command(f"SYSTEM WAIT VIEW {VIEW}")
         time.sleep(0.5)
