@@ -75,7 +75,7 @@ if os.environ.get("SUPERSET_CELERY_BROKER_URL"):
 
     CELERY_CONFIG = CeleryConfig
     FEATURE_FLAGS["ALERT_REPORTS"] = True
-    # The ioscale alerts (superset/alerts/, applied by `python -m ioscale.stack.superset_alerts`) notify by
+    # The ioscale alerts (superset/alerts/, applied as superset/README.md says under Alerting) notify by
     # e-mail and/or webhook and send the chart as TEXT, which needs no browser in the worker.
     FEATURE_FLAGS["ALERT_REPORT_WEBHOOK"] = True
     ALERT_REPORTS_WEBHOOK_HTTPS_ONLY = os.environ.get("SUPERSET_WEBHOOK_HTTPS_ONLY", "true") == "true"
@@ -161,8 +161,8 @@ BUG_REPORT_URL = None
 DOCUMENTATION_URL = None
 
 # -- performance: charts drawn once, not animated --------------------------------------------------------
-# ECharts animates every series in for ~1 s after each load and each refresh: 13 charts on the live dashboard
-# repainted frame by frame, every 5 s, on the same two cores as the server. The theme's ECharts overrides
+# ECharts animates every series in for ~1 s after each load and each refresh: every chart of the live
+# dashboard would be repainted frame by frame, every 5 s, on the same two cores as the server. The theme's ECharts overrides
 # (merged into every ECharts chart's options by Superset 6.1) turn animation off, in the light and dark theme.
 # Superset reads this file inside its own config module, whose defaults are complete by then.
 _ECHARTS_OVERRIDES = {"animation": False}
