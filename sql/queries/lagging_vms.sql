@@ -38,18 +38,13 @@
 --   ended, so a VM that stopped reporting part-way shows as lagging instead of looking normal.
 --   A step mixing workloads (e.g. 2 VMs reading + 2 writing) compares unlike VMs: read the result per workload.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses replayed samples.
---   Speed (issue 4): each ended step's VMs are computed once, ~20-35 s after its last sample, into
---   step_windows (migrations 0135-0136: a refreshable view, every 15 s), with the samples each row stands
---   for; a row is used only while the VM's samples (io_samples_hist_sums, grain vm_step) and the step's window
---   still match it, so a row can be late, never wrong. Every other VM -- a step not ended or ended just now, a
---   sample arrived since, a sample with malformed buckets -- is merged from io_samples FINAL here, found by
---   primary key (nothing is read when there is none), merged as the view merges them. On the 320-VM,
---   one-hour bench run, alternating, 10 calls each: over all steps 268 -> 81 ms (CPU 312 -> 75), the last
---   step 149 -> 72 ms (CPU 156 -> 70). Every VM merged here instead (no rows yet): 831 ms over all steps,
---   340 ms for one step of 320 VMs.
---   Before (sessions 5-8): the step sums of io_samples_hist_sums minus the samples outside the window
---   (io_samples_hist_by_ts), counters from io_samples FINAL, packed and sorted buckets: ~270-450 ms over all
---   steps, ~100 ms of it analysis of its eight table reads, which no rewrite got below.
+--   Speed: merging every VM's samples at each call is too slow for a whole run, so each ended step's VMs
+--   are computed once, ~20-35 s after its last sample, into step_windows (a refreshable view, every 15 s),
+--   with the samples each row stands for. A row is used only while the VM's samples (io_samples_hist_sums,
+--   grain vm_step) and the step's window still match it, so a row can be late, never wrong. Every other VM
+--   -- a step not ended or ended just now, a sample arrived since, a sample with malformed buckets -- is
+--   merged from io_samples FINAL here, found by primary key (nothing is read when there is none), as the
+--   view merges it. Figures: bench/RESULTS.md.
 WITH
     (
         -- The run's ended steps and their measured windows (STEP_ENDED start..end; a missing start leaves the

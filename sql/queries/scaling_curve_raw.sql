@@ -47,19 +47,17 @@
 --   N >= ceil(10 / (1 - q)) samples (p99: 1000, p99.999: 10^6); below that the column holds the exact max.
 --   FINAL: the raw tables are ReplacingMergeTrees fed at least once by the Kafka engine; without FINAL a
 --   replayed sample would count twice until a background merge.
---   Speed (issue 4): merging every sample's ~20 buckets again took ~0.9 s on a 320-VM, one-hour run. Each
---   step's histogram summed over all its samples is kept in io_samples_hist_sums (grain fleet_step, migration
---   0040); the measured window is that sum minus the histograms of the samples outside it (ramp-up, after the
---   end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. A step is merged from
---   io_samples FINAL as before when some source received a sample twice (the sum would count it twice; 0040).
+--   Speed: merging every sample's buckets at each call is too slow for a whole run. Each step's histogram
+--   summed over all its samples is kept in io_samples_hist_sums (grain fleet_step); the measured window is
+--   that sum minus the histograms of the samples outside it (ramp-up, after the end), found by time in
+--   io_samples_hist_by_ts. Counts add and subtract exactly. A step is merged from io_samples FINAL instead
+--   when some source received a sample twice (the sum would count it twice).
 --   The counters, min and max come from the step_ts rows of io_samples_hist_sums inside the window (one row
---   per sample time, summed like the histograms; migration 0130): the window's samples exactly, min and max
---   included, instead of a scan of io_samples FINAL over the whole run. A step in raw_steps, or whose step_ts
---   rows do not cover their samples exactly (counted_samples != samples: summed before 0131 and not
---   backfilled, or backfilled twice), takes them from io_samples FINAL as before. CPU per call on that run,
---   alternating with the previous form, 10 calls each: ~290 -> ~195 ms. outstanding_ios is summed (Float64)
---   per sample time first: it may differ from a sum over the samples in the last bits, far below its 2
---   decimals.
+--   per sample time, summed like the histograms): the window's samples exactly, min and max included,
+--   without a scan of io_samples FINAL over the whole run. A step in raw_steps, or whose step_ts rows do not
+--   cover their samples exactly (counted_samples != samples), takes them from io_samples FINAL.
+--   outstanding_ios is summed (Float64) per sample time first: it may differ from a sum over the samples in
+--   the last bits, far below its 2 decimals. Figures: bench/RESULTS.md.
 --   CPU: per host the first scope present of hypervisor, host, root_partition (cpu = -1 totals),
 --   interval-weighted, as the Flink job's StepAnalyzer does.
 --   join_use_nulls = 1: a step without CPU samples shows cpu_pct NULL, not 0 %.

@@ -41,18 +41,16 @@
 --   histogram.required_n; below it the column shows the exact max -- with N < 10^6, "p99.999" IS the max.
 --   Samples with no histogram (percentile-only imports, e.g. DISKSPD) count in latency_count, not latency_n.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses a replayed sample into one row.
---   Speed (issue 4): merging every sample's ~20 buckets again took ~1.4 s on a 320-VM, one-hour run. The
---   step's histogram summed over all its samples is kept in io_samples_hist_sums (grain fleet_step, migration
---   0040); the measured window is that sum minus the histograms of the samples outside the window (ramp-up,
---   after the end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract exactly. The
---   counters, min and max of an ended step over both directions come from the step_ts rows of
---   io_samples_hist_sums inside the window (one row per sample time, summed like the histograms; migration
---   0130): the window's samples exactly, min and max included (CPU over all steps of that run, alternating
---   with the previous form: ~165-240 -> ~125-185 ms). Per direction, for steps not ended, and for steps
---   whose step_ts rows do not cover their samples exactly (counted_samples != samples), they come from
---   io_samples FINAL as before. A step and
---   direction is merged from io_samples FINAL as before when some source received a sample twice (the sums
---   would count it twice; see 0040) or the step has no STEP_ENDED yet (its samples are still arriving).
+--   Speed: merging every sample's buckets at each call is too slow for a whole run. The step's histogram
+--   summed over all its samples is kept in io_samples_hist_sums (grain fleet_step); the measured window is
+--   that sum minus the histograms of the samples outside the window (ramp-up, after the end), found by time
+--   in io_samples_hist_by_ts. Counts add and subtract exactly. The counters, min and max of an ended step
+--   over both directions come from the step_ts rows of io_samples_hist_sums inside the window (one row per
+--   sample time, summed like the histograms): the window's samples exactly, min and max included. Per
+--   direction, for steps not ended, and for steps whose step_ts rows do not cover their samples exactly
+--   (counted_samples != samples), they come from io_samples FINAL. A step and direction is merged from
+--   io_samples FINAL when some source received a sample twice (the sums would count it twice) or the step
+--   has no STEP_ENDED yet (its samples are still arriving). Figures: bench/RESULTS.md.
 --   Buckets left at 0 by the subtraction are dropped (no encoder sends an empty bucket).
 --   join_use_nulls = 1: a step whose samples carry no buckets gets an empty histogram (N = 0), not a NULL.
 WITH

@@ -23,12 +23,12 @@
 --   width = 2^e; every value in a bucket is within 1/256 of its representative.
 --   Window: the step's measured window (STEP_ENDED start..end), or the whole step when it has not ended.
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses replayed samples.
---   Speed (issue 4): the step's histogram summed over all its samples is kept in io_samples_hist_sums (grain
---   fleet_step, migration 0040); the measured window is that sum minus the histograms of the samples outside
---   it (ramp-up, after the end), found by time in io_samples_hist_by_ts (0041). Counts add and subtract
---   exactly. A direction is merged from io_samples FINAL as before when some source received a sample twice
---   (the sum would count it twice; see 0040) or the step has no STEP_ENDED yet. Buckets left at 0 by the
---   subtraction are dropped (no encoder sends an empty bucket).
+--   Speed: the step's histogram summed over all its samples is kept in io_samples_hist_sums (grain
+--   fleet_step); the measured window is that sum minus the histograms of the samples outside it (ramp-up,
+--   after the end), found by time in io_samples_hist_by_ts. Counts add and subtract exactly. A direction is
+--   merged from io_samples FINAL instead when some source received a sample twice (the sum would count it
+--   twice) or the step has no STEP_ENDED yet. Buckets left at 0 by the subtraction are dropped (no encoder
+--   sends an empty bucket).
 WITH
     (
         -- The step's measured window (STEP_ENDED start..end; a missing start leaves it empty, as a NULL bound

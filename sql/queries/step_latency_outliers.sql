@@ -32,17 +32,15 @@
 --   (histogram.required_n); rank_by = max is the meaningful choice at grain interval.
 --   The two grains are two parts of one top-N; the part not asked for is cut by a constant-false WHERE, so
 --   only one is computed. FINAL: the Kafka engine delivers at least once.
---   Speed (issue 4): at grain interval ranked by max or mean, only the rows shown read their buckets (by
---   primary key, from the time-ordered copy io_samples_hist_by_ts; from io_samples itself for a source whose
---   step sum counted a sample twice and while the step runs); every row's p99 is computed only when ranking by
---   it. At grain source, each source of an ended step is computed once, ~20-35 s after the step's last
---   sample, into step_windows (migrations 0135-0136, grain source), with the samples the row stands for; a row
---   is used only while the source's samples (io_samples_hist_sums, grain source_step) and the step's window
---   still match it. Any other source -- a step not ended or ended just now, a sample arrived since, malformed
---   buckets -- is merged from io_samples FINAL here, by primary key, as the view merges it. CPU per call at
---   grain source, p99, on the 320-VM run's last step, alternating with the previous form (step sums minus
---   the samples outside the window), 6 calls each: 316 -> 175 ms. The rest is mostly analysis: this query
---   costs ~130 ms of CPU on a run without rows.
+--   Speed: at grain interval ranked by max or mean, only the rows shown read their buckets (by primary key,
+--   from the time-ordered copy io_samples_hist_by_ts; from io_samples itself for a source whose step sum
+--   counted a sample twice and while the step runs); every row's p99 is computed only when ranking by it.
+--   At grain source, each source of an ended step is computed once, ~20-35 s after the step's last sample,
+--   into step_windows (grain source), with the samples the row stands for; a row is used only while the
+--   source's samples (io_samples_hist_sums, grain source_step) and the step's window still match it. Any
+--   other source -- a step not ended or ended just now, a sample arrived since, malformed buckets -- is
+--   merged from io_samples FINAL here, by primary key, as the view merges it. Much of what is left is
+--   ClickHouse's analysis of the query, paid on a run without rows too. Figures: bench/RESULTS.md.
 WITH
     (
         -- The step's measured window (STEP_ENDED start..end; a missing start leaves it empty, as a NULL bound
