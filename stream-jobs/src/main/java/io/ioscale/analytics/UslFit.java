@@ -3,6 +3,17 @@ package io.ioscale.analytics;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.TreeSet;
+import org.apache.commons.math3.exception.MathIllegalStateException;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresBuilder;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresOptimizer;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresProblem;
+import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer;
+import org.apache.commons.math3.fitting.leastsquares.MultivariateJacobianFunction;
+import org.apache.commons.math3.fitting.leastsquares.ParameterValidator;
+import org.apache.commons.math3.linear.Array2DRowRealMatrix;
+import org.apache.commons.math3.linear.ArrayRealVector;
+import org.apache.commons.math3.linear.RealVector;
+import org.apache.commons.math3.util.Pair;
 
 /**
  * Fit of Gunther's Universal Scalability Law to a scaling curve:
@@ -18,25 +29,29 @@ import java.util.TreeSet;
  *   <li>sigma &gt;= 0 and kappa &gt;= 0 always (bound-constrained fit; a curve that bends upward gets
  *       sigma = kappa = 0, not negative coefficients). sigma &gt; 1 is allowed: throughput already falls from N = 1.</li>
  *   <li>Least squares on X itself (absolute residuals), so the large-N points that decide the plateau weigh
- *       most. The result minimises the sum of squares over the grid starts below and every LM descent from
- *       them; it never returns a worse fit than the linearisation's or the best grid point's.</li>
+ *       most. The result is the lowest sum of squares over the four faces of the bounds below.</li>
  *   <li>No fit (fitted = false, a reason, NaN numbers) for fewer than 3 distinct N, N &lt; 1, a non-finite or
- *       negative value, or all-zero throughput. Never throws for bad data (only for arrays of unequal length).</li>
+ *       negative value, all-zero throughput, or no convergence on any face (seen only with N past 10^150,
+ *       where the Jacobian overflows). Never throws for bad data (only for arrays of unequal length).</li>
  *   <li>Deterministic: no random starts.</li>
  * </ul>
  *
  * <h2>Method</h2>
- * Throughput is scaled by its maximum (conditioning), then three kinds of start are refined by
- * Levenberg-Marquardt over (lambda, sigma, kappa) with Marquardt's diagonal damping and the bounds held by an
- * active set (a parameter at 0 whose gradient points below 0 stays at 0) plus projection of each step:
- * <ol>
- *   <li>the standard linearisation: lambda0 = X(N_min) / N_min, then z = lambda0 N / X - 1 =
- *       sigma (N - 1) + kappa N (N - 1) by least squares without intercept, negative coefficients clipped;</li>
- *   <li>the best point of a grid (sigma in {0} and 25 values 10^-4 .. 3; kappa in {0} and 25 values
- *       10^-4 .. 10^2 over N_max^2, i.e. peaks from ~100 N_max down to 0.1 N_max), lambda solved exactly for each
- *       (the model is linear in lambda);</li>
- *   <li>sigma = kappa = 0.</li>
- * </ol>
+ * Throughput is scaled by its maximum (conditioning). Commons Math's Levenberg-Marquardt (MINPACK's lmder)
+ * minimises the squares on each face of the bounds: (lambda, sigma, kappa) all free; kappa = 0; sigma = 0;
+ * sigma = kappa = 0. Each starts from lambda0 = X(N_min) / N_min with the free coefficients at 0, and the
+ * lowest sum of squares wins.
+ * <ul>
+ *   <li>A {@link ParameterValidator} projects every trial point onto lambda &gt; 0, sigma, kappa &gt;= 0, and the
+ *       optimizer carries on from the projected point: iterates never leave the box (the denominator stays
+ *       &gt;= 1, no pole), and a coefficient pushed against its bound sits at exactly 0. Not a reparametrisation:
+ *       with sigma = s^2 the gradient vanishes at s = 0, so a fit creeps towards the bound without reaching it
+ *       and a start at 0 cannot leave it; sigma = exp(t) cannot reach 0 at all.</li>
+ *   <li>The faces: LM's step ignores the bounds, so once one is active the projected steps stall before the
+ *       other coefficients reach their best values. On the face where that coefficient is fixed at 0 the best
+ *       point is interior and LM converges. Two bounds make four faces; trying each is the active-set search,
+ *       done exhaustively.</li>
+ * </ul>
  * A coefficient whose term moves the denominator at N_max by less than 1e-9 of itself is reported as 0.
  * R^2 = 1 - SSE / SST (SST = 0, a flat curve fitted exactly, gives 1). Peak (dX/dN has the sign of
  * 1 - sigma - kappa N^2): N* = sqrt((1 - sigma) / kappa) for kappa &gt; 0 and sigma &lt; 1 (at least 1);
@@ -65,9 +80,10 @@ import java.util.TreeSet;
 public record UslFit(boolean fitted, String reason, int points, double maxN, double lambda, double sigma, double kappa,
                      double rSquared, double peakN, double peakX, int iterations) implements Serializable {
 
-    private static final int MAX_ITERATIONS = 500;
-    private static final int GRID_STEPS = 25;
+    private static final int MAX_EVALUATIONS = 1000;
     private static final double NEGLIGIBLE = 1e-9;
+    /** lambda's floor in units of max X: at lambda = 0 the model and the other two columns vanish. */
+    private static final double MIN_LAMBDA = 1e-12;
 
     /** X(N) under this fit; NaN when not fitted. */
     public double predict(double n) {
@@ -113,6 +129,7 @@ public record UslFit(boolean fitted, String reason, int points, double maxN, dou
         TreeSet<Double> distinct = new TreeSet<>();
         double xMax = 0;
         double nMax = 0;
+        int first = 0;
         for (int i = 0; i < m; i++) {
             if (!Double.isFinite(n[i]) || !Double.isFinite(x[i])) {
                 return none("point " + i + " is not finite (N=" + n[i] + ", X=" + x[i] + ")", m);
@@ -126,6 +143,9 @@ public record UslFit(boolean fitted, String reason, int points, double maxN, dou
             distinct.add(n[i]);
             xMax = Math.max(xMax, x[i]);
             nMax = Math.max(nMax, n[i]);
+            if (n[i] < n[first] || (n[i] == n[first] && x[i] > x[first])) {
+                first = i;
+            }
         }
         if (distinct.size() < 3) {
             return none("need at least 3 distinct N, got " + distinct.size(), m);
@@ -138,17 +158,25 @@ public record UslFit(boolean fitted, String reason, int points, double maxN, dou
             y[i] = x[i] / xMax;
         }
 
-        int[] iterations = {0};
+        // From lambda0 with the free coefficients at 0 (a straight line through the first point) on every face.
+        double lambda0 = Math.max(MIN_LAMBDA, y[first] / n[first]);
+        int iterations = 0;
         double[] best = null;
-        double bestSse = Double.POSITIVE_INFINITY;
-        for (double[] start : new double[][] {linearisation(n, y), grid(n, y, nMax), {0, 0}}) {
-            double[] p = {lambdaStar(n, y, start[0], start[1]), start[0], start[1]};
-            double[] refined = levenbergMarquardt(n, y, p, iterations);
-            double sse = sse(n, y, refined);
-            if (sse < bestSse) {
-                bestSse = sse;
-                best = refined;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (boolean[] face : FACES) {
+            try {
+                LeastSquaresOptimizer.Optimum o = LM.optimize(problem(n, y, face[0], face[1], lambda0));
+                iterations += o.getIterations();
+                if (o.getCost() < bestCost) {
+                    bestCost = o.getCost();
+                    best = coefficients(o.getPoint(), face[0], face[1]);
+                }
+            } catch (MathIllegalStateException e) {
+                // No convergence on this face (evaluation budget, or tolerances below round-off): another decides.
             }
+        }
+        if (best == null) {
+            return none("no convergence on any face", m);
         }
         double lambda = best[0] * xMax;
         double sigma = best[1];
@@ -194,241 +222,55 @@ public record UslFit(boolean fitted, String reason, int points, double maxN, dou
             peakN = Double.POSITIVE_INFINITY;
             peakX = sigma > 0 ? lambda / sigma : Double.POSITIVE_INFINITY;
         }
-        return new UslFit(true, "ok", m, nMax, lambda, sigma, kappa, rSquared, peakN, peakX, iterations[0]);
+        return new UslFit(true, "ok", m, nMax, lambda, sigma, kappa, rSquared, peakN, peakX, iterations);
     }
 
-    // ------------------------------------------------------------------------------------------ starts
+    /** The faces of the bounds, as (sigma free, kappa free); a coefficient not free is 0. */
+    private static final boolean[][] FACES = {{true, true}, {true, false}, {false, true}, {false, false}};
 
-    /** lambda0 = y(N_min) / N_min; z = lambda0 N / y - 1 regressed on (N - 1, N (N - 1)), clipped to >= 0. */
-    private static double[] linearisation(double[] n, double[] y) {
-        int first = 0;
-        for (int i = 1; i < n.length; i++) {
-            if (n[i] < n[first] || (n[i] == n[first] && y[i] > y[first])) {
-                first = i;
+    private static final LeastSquaresOptimizer LM = new LevenbergMarquardtOptimizer();
+
+    /** (lambda, sigma, kappa) from a point over the free coefficients: lambda, then sigma and kappa if free. */
+    private static double[] coefficients(RealVector p, boolean fitSigma, boolean fitKappa) {
+        double sigma = fitSigma ? p.getEntry(1) : 0;
+        double kappa = fitKappa ? p.getEntry(fitSigma ? 2 : 1) : 0;
+        return new double[] {p.getEntry(0), sigma, kappa};
+    }
+
+    /** Least squares of y over lambda and the free coefficients, from (lambda0, 0, ...), projected on the box. */
+    private static LeastSquaresProblem problem(double[] n, double[] y, boolean fitSigma, boolean fitKappa,
+                                               double lambda0) {
+        int size = 1 + (fitSigma ? 1 : 0) + (fitKappa ? 1 : 0);
+        double[] start = new double[size];
+        start[0] = lambda0;
+        ParameterValidator box = p -> {
+            double[] v = p.toArray();
+            v[0] = Math.max(MIN_LAMBDA, v[0]);
+            for (int i = 1; i < v.length; i++) {
+                v[i] = Math.max(0, v[i]);
             }
-        }
-        double lambda0 = y[first] / n[first];
-        if (!(lambda0 > 0)) {
-            return new double[] {0, 0};
-        }
-        double saa = 0;
-        double sab = 0;
-        double sbb = 0;
-        double saz = 0;
-        double sbz = 0;
-        for (int i = 0; i < n.length; i++) {
-            if (y[i] <= 0) {
-                continue;
-            }
-            double a = n[i] - 1;
-            double b = n[i] * (n[i] - 1);
-            double z = lambda0 * n[i] / y[i] - 1;
-            saa += a * a;
-            sab += a * b;
-            sbb += b * b;
-            saz += a * z;
-            sbz += b * z;
-        }
-        double det = saa * sbb - sab * sab;
-        double sigma;
-        double kappa;
-        if (Math.abs(det) > 1e-12 * saa * sbb && saa > 0) {
-            sigma = (saz * sbb - sbz * sab) / det;
-            kappa = (saa * sbz - sab * saz) / det;
-        } else {
-            sigma = saa > 0 ? saz / saa : 0;
-            kappa = 0;
-        }
-        if (sigma < 0 || kappa < 0) { // refit the remaining coefficient alone with the other at its bound
-            if (kappa < 0) {
-                kappa = 0;
-                sigma = saa > 0 ? Math.max(0, saz / saa) : 0;
-            } else {
-                sigma = 0;
-                kappa = sbb > 0 ? Math.max(0, sbz / sbb) : 0;
-            }
-        }
-        return new double[] {finiteOr(sigma, 0), finiteOr(kappa, 0)};
-    }
-
-    private static double[] grid(double[] n, double[] y, double nMax) {
-        double[] sigmas = new double[GRID_STEPS + 1];
-        double[] kappas = new double[GRID_STEPS + 1];
-        double logSigmaLo = -4;
-        double logSigmaHi = Math.log10(3);
-        for (int k = 0; k < GRID_STEPS; k++) {
-            double t = k / (double) (GRID_STEPS - 1);
-            sigmas[k + 1] = Math.pow(10, logSigmaLo + t * (logSigmaHi - logSigmaLo));
-            kappas[k + 1] = Math.pow(10, -4 + t * 6) / (nMax * nMax);
-        }
-        double bestSse = Double.POSITIVE_INFINITY;
-        double[] best = {0, 0};
-        for (double s : sigmas) {
-            for (double k : kappas) {
-                double l = lambdaStar(n, y, s, k);
-                double e = sse(n, y, new double[] {l, s, k});
-                if (e < bestSse) {
-                    bestSse = e;
-                    best = new double[] {s, k};
-                }
-            }
-        }
-        return best;
-    }
-
-    /** The least-squares lambda for fixed sigma, kappa (the model is linear in lambda). */
-    private static double lambdaStar(double[] n, double[] y, double sigma, double kappa) {
-        double gy = 0;
-        double gg = 0;
-        for (int i = 0; i < n.length; i++) {
-            double g = model(1, sigma, kappa, n[i]);
-            gy += g * y[i];
-            gg += g * g;
-        }
-        return gg > 0 ? Math.max(0, gy / gg) : 0;
-    }
-
-    private static double sse(double[] n, double[] y, double[] p) {
-        double s = 0;
-        for (int i = 0; i < n.length; i++) {
-            double r = y[i] - model(p[0], p[1], p[2], n[i]);
-            s += r * r;
-        }
-        return s;
-    }
-
-    // ------------------------------------------------------------------------------------------ LM
-
-    private static double[] levenbergMarquardt(double[] n, double[] y, double[] start, int[] iterations) {
-        double[] p = start.clone();
-        double current = sse(n, y, p);
-        double mu = 1e-3;
-        int m = n.length;
-        for (int iter = 0; iter < MAX_ITERATIONS && current > 1e-30; iter++) {
-            iterations[0]++;
-            double[][] a = new double[3][3];
-            double[] g = new double[3];
-            for (int i = 0; i < m; i++) {
+            return new ArrayRealVector(v, false);
+        };
+        MultivariateJacobianFunction model = point -> {
+            double[] c = coefficients(point, fitSigma, fitKappa);
+            double[] value = new double[n.length];
+            double[][] jacobian = new double[n.length][size];
+            for (int i = 0; i < n.length; i++) {
                 double ni = n[i];
-                double d = 1 + p[1] * (ni - 1) + p[2] * ni * (ni - 1);
-                double f = p[0] * ni / d;
-                double[] j = {ni / d, -p[0] * ni * (ni - 1) / (d * d), -p[0] * ni * ni * (ni - 1) / (d * d)};
-                double r = y[i] - f;
-                for (int u = 0; u < 3; u++) {
-                    g[u] += j[u] * r;
-                    for (int v = 0; v < 3; v++) {
-                        a[u][v] += j[u] * j[v];
-                    }
+                double d = 1 + c[1] * (ni - 1) + c[2] * ni * (ni - 1);
+                value[i] = c[0] * ni / d;
+                jacobian[i][0] = ni / d;
+                int col = 1;
+                if (fitSigma) {
+                    jacobian[i][col++] = -c[0] * ni * (ni - 1) / (d * d);
+                }
+                if (fitKappa) {
+                    jacobian[i][col] = -c[0] * ni * ni * (ni - 1) / (d * d);
                 }
             }
-            // Active set: a parameter at its bound 0 whose descent direction points below 0 stays fixed.
-            boolean[] free = new boolean[3];
-            int k = 0;
-            for (int u = 0; u < 3; u++) {
-                free[u] = p[u] > 0 || g[u] > 0;
-                if (free[u]) {
-                    k++;
-                }
-            }
-            if (k == 0) {
-                break; // a corner where every direction goes up: a minimum on the bounds
-            }
-            boolean accepted = false;
-            while (!accepted && mu < 1e16) {
-                double[] delta = solveDamped(a, g, free, mu);
-                if (delta == null) {
-                    mu *= 4;
-                    continue;
-                }
-                double[] trial = new double[3];
-                double step = 0;
-                for (int u = 0; u < 3; u++) {
-                    trial[u] = Math.max(0, p[u] + delta[u]);
-                    step = Math.max(step, Math.abs(trial[u] - p[u]) / (Math.abs(p[u]) + 1e-12));
-                }
-                double trialSse = sse(n, y, trial);
-                if (trialSse < current) {
-                    double improvement = (current - trialSse) / current;
-                    p = trial;
-                    current = trialSse;
-                    mu = Math.max(mu / 3, 1e-15);
-                    accepted = true;
-                    if (improvement < 1e-15 || step < 1e-13) {
-                        return p;
-                    }
-                } else {
-                    if (step < 1e-13) {
-                        return p; // steps have shrunk to nothing: converged
-                    }
-                    mu *= 4;
-                }
-            }
-            if (!accepted) {
-                break;
-            }
-        }
-        return p;
-    }
-
-    /** Solves (A_ff + mu diag(A_ff)) delta_f = g_f on the free parameters; null when singular. */
-    private static double[] solveDamped(double[][] a, double[] g, boolean[] free, double mu) {
-        int[] idx = new int[3];
-        int k = 0;
-        double maxDiag = 0;
-        for (int u = 0; u < 3; u++) {
-            if (free[u]) {
-                idx[k++] = u;
-                maxDiag = Math.max(maxDiag, a[u][u]);
-            }
-        }
-        double[][] mat = new double[k][k + 1];
-        for (int r = 0; r < k; r++) {
-            for (int c = 0; c < k; c++) {
-                mat[r][c] = a[idx[r]][idx[c]];
-            }
-            // Marquardt's scaling, with a floor so a parameter with no gradient yet still gets damped.
-            mat[r][r] += mu * Math.max(a[idx[r]][idx[r]], 1e-12 * maxDiag + 1e-300);
-            mat[r][k] = g[idx[r]];
-        }
-        for (int col = 0; col < k; col++) { // Gaussian elimination, partial pivoting
-            int pivot = col;
-            for (int r = col + 1; r < k; r++) {
-                if (Math.abs(mat[r][col]) > Math.abs(mat[pivot][col])) {
-                    pivot = r;
-                }
-            }
-            if (!(Math.abs(mat[pivot][col]) > 0)) {
-                return null;
-            }
-            double[] tmp = mat[col];
-            mat[col] = mat[pivot];
-            mat[pivot] = tmp;
-            for (int r = col + 1; r < k; r++) {
-                double factor = mat[r][col] / mat[col][col];
-                for (int c = col; c <= k; c++) {
-                    mat[r][c] -= factor * mat[col][c];
-                }
-            }
-        }
-        double[] sol = new double[k];
-        for (int r = k - 1; r >= 0; r--) {
-            double s = mat[r][k];
-            for (int c = r + 1; c < k; c++) {
-                s -= mat[r][c] * sol[c];
-            }
-            sol[r] = s / mat[r][r];
-        }
-        double[] delta = new double[3];
-        for (int r = 0; r < k; r++) {
-            if (!Double.isFinite(sol[r])) {
-                return null;
-            }
-            delta[idx[r]] = sol[r];
-        }
-        return delta;
-    }
-
-    private static double finiteOr(double v, double fallback) {
-        return Double.isFinite(v) ? v : fallback;
+            return new Pair<>(new ArrayRealVector(value, false), new Array2DRowRealMatrix(jacobian, false));
+        };
+        return new LeastSquaresBuilder().model(model).target(y).start(start).parameterValidator(box)
+                .maxEvaluations(MAX_EVALUATIONS).maxIterations(MAX_EVALUATIONS).build();
     }
 }

@@ -10,7 +10,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-/** Known answers: synthetic USL, Amdahl and linear curves (exact and with seeded noise), and the seed curves. */
+/**
+ * Known answers: synthetic USL, Amdahl and linear curves (exact and with seeded noise), the seed curves, and a
+ * measured fio sweep.
+ */
 class UslFitTest {
     private static final double[] N = {1, 2, 4, 8, 12, 16, 24, 32, 40, 48};
 
@@ -155,6 +158,27 @@ class UslFitTest {
         assertThat(f.rSquared()).isCloseTo(0.9955, within(1e-4));
         assertThat(f.peakN()).isCloseTo(63.93, within(0.01));
         assertThat(f.peakX()).isCloseTo(518_361, within(1.0)); // the report's "just over 500K IOPS"
+    }
+
+    /**
+     * A measured iodepth sweep: fio 3.33 on the build VM (virtio disk, ext4, two vCPUs shared with other work),
+     * 2026-11-28, read.iops (rounded) of {@code fio --name=q --filename=/tmp/usl.dat --size=256M --rw=randread --bs=4k
+     * --ioengine=libaio --direct=1 --time_based --runtime=5 --iodepth=N --output-format=json+} per N
+     * (bench/usl_fit_comparison.md has this sweep's two noisier neighbours).
+     */
+    @Test
+    void fioIodepthSweep() {
+        double[] iodepth = {1, 2, 4, 8, 16, 32, 64};
+        double[] iops = {15_178, 28_197, 55_523, 72_181, 79_718, 90_489, 97_392};
+        UslFit f = UslFit.fit(iodepth, iops);
+        // All three coefficients free at the optimum: contention from the start, coherency past the tested range.
+        assertThat(f.lambda()).isCloseTo(19_413.08, within(0.05));
+        assertThat(f.sigma()).isCloseTo(0.181850, within(1e-6));
+        assertThat(f.kappa()).isCloseTo(1.06794e-4, within(1e-9));
+        assertThat(f.rSquared()).isCloseTo(0.983435, within(1e-6));
+        assertThat(f.peakN()).isCloseTo(87.53, within(0.01));
+        assertThat(f.peakX()).isCloseTo(96_853.1, within(0.1));
+        assertThat(f.peakExtrapolated()).isTrue();
     }
 
     @Test
