@@ -40,7 +40,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ioscale import sqllib, topics
+from ioscale import topics
+from ioscale.query import bind, execute, list_queries, load
 from ioscale.producer import TelemetryProducer
 from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for
@@ -81,8 +82,8 @@ def expected_counts(engine: Engine) -> dict[str, int]:
 
 
 def held(ch: Any, run_id: str) -> dict[str, int]:
-    query = sqllib.load("run_ingest_status")
-    result = sqllib.execute(query, sqllib.bind(query, {"run_id": run_id}), ch)
+    query = load("run_ingest_status")
+    result = execute(query, bind(query, {"run_id": run_id}), ch)
     return {row[0]: int(row[1]) for row in result.rows}
 
 
@@ -117,7 +118,7 @@ def cases(run_id: str) -> list[tuple[str, str, dict[str, str]]]:
     values = {"run_id": run_id, "run_a": run_id, "run_b": run_id, "step_index": str(LAST_STEP),
               "since_hours": "0", "show_all": "true"}
     out = []
-    for query in sqllib.list_queries():
+    for query in list_queries():
         out.append((query.name, query.name, {p.name: values[p.name] for p in query.params if p.name in values}))
     out += [
         ("step_latency_five_nines (all steps)", "step_latency_five_nines", {"run_id": run_id}),
@@ -187,11 +188,11 @@ def measure(ch: Any, admin: Any, run_id: str, repeat: int, only: list[str]) -> i
     for label, name, params in cases(run_id):
         if only and name not in only:
             continue
-        query = sqllib.load(name)
-        values = sqllib.bind(query, params)
+        query = load(name)
+        values = bind(query, params)
         try:
             t0 = time.perf_counter()
-            first = sqllib.execute(query, values, ch)
+            first = execute(query, values, ch)
             cold_ms = (time.perf_counter() - t0) * 1000
         except Exception as e:  # noqa: BLE001 -- a Flink table that is not there: report, go on
             print(f"{label:<{width}} skipped: {str(e)[:90]}")
@@ -204,7 +205,7 @@ def measure(ch: Any, admin: Any, run_id: str, repeat: int, only: list[str]) -> i
         query_ids: list[str] = []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            r = sqllib.execute(query, values, ch)
+            r = execute(query, values, ch)
             wall.append((time.perf_counter() - t0) * 1000)
             if r.elapsed_ns is not None:
                 server.append(r.elapsed_ns / 1e6)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from ioscale import sqllib, topics
+from ioscale import topics
+from ioscale.query import NamedQuery, bind, execute, load
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
 from ioscale.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
@@ -226,9 +227,9 @@ def build_and_send(producer: TelemetryProducer, run: KnownRun) -> None:
 
 
 def held(stack, run_id: str) -> dict[str, int]:
-    q = sqllib.load("run_ingest_status")
+    q = load("run_ingest_status")
     with client(stack.settings, stack.secrets, "reader") as ch:
-        result = sqllib.execute(q, sqllib.bind(q, {"run_id": run_id}), ch)
+        result = execute(q, bind(q, {"run_id": run_id}), ch)
     return {row[0]: int(row[1]) for row in result.rows}
 
 
@@ -251,7 +252,7 @@ def known_run(stack) -> KnownRun:
 
 @dataclass(frozen=True)
 class Answer:
-    query: sqllib.NamedQuery
+    query: NamedQuery
     columns: tuple[str, ...]
     rows: list[dict]
 
@@ -261,9 +262,9 @@ def sql(stack):
     """sql(name, **params) -> Answer: a library query run as the reader, rows as dicts."""
 
     def run(name: str, **params) -> Answer:
-        q = sqllib.load(name)
+        q = load(name)
         with client(stack.settings, stack.secrets, "reader") as ch:
-            result = sqllib.execute(q, sqllib.bind(q, {k: str(v) for k, v in params.items()}), ch)
+            result = execute(q, bind(q, {k: str(v) for k, v in params.items()}), ch)
         return Answer(q, result.columns, [dict(zip(result.columns, row)) for row in result.rows])
 
     return run

@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from ioscale import sqllib
+from ioscale.query import load
 from ioscale.histogram import LatencyHistogram
 
 LEVELS = (0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)
@@ -45,7 +45,7 @@ def hist(values: list[int]) -> LatencyHistogram:
 @pytest.mark.parametrize("name", RAW_QUERIES)
 def test_results_have_exactly_the_documented_columns(sql, known_run, name: str) -> None:
     params = {"run_id": known_run.run_id, "step_index": 1, "scenario": "it-sqllib"}
-    q = sqllib.load(name)
+    q = load(name)
     answer = sql(name, **{p.name: params[p.name] for p in q.params if p.name in params})
     assert answer.columns == tuple(c.name for c in q.columns)
     assert answer.rows, f"{name} returned nothing for the known run"

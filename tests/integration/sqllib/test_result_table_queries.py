@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ioscale import sqllib
+from ioscale.query import bind, execute, load
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import repo_root
 
@@ -69,8 +69,8 @@ def fill(admin, db: str) -> None:
 
 def run_in(scratch, name: str, **params) -> tuple[tuple[str, ...], list[dict]]:
     db, admin = scratch
-    q = sqllib.load(name)
-    result = sqllib.execute(q, sqllib.bind(q, {k: str(v) for k, v in params.items()}), admin,
+    q = load(name)
+    result = execute(q, bind(q, {k: str(v) for k, v in params.items()}), admin,
                             sql=q.sql.replace("ioscale.", f"{db}."))
     assert result.columns == tuple(c.name for c in q.columns), f"{name}: columns differ from its header"
     return result.columns, [dict(zip(result.columns, r)) for r in result.rows]

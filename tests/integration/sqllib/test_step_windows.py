@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ioscale import sqllib
+from ioscale.query import bind, execute, load, parse
 from ioscale.stack.clickhouse import client
 
 REFERENCE = Path(__file__).parent / "reference_queries"
@@ -52,10 +52,10 @@ def copy_run(stack, known_run, admin) -> str:
 
 def _answer(stack, name: str, run_id: str, params: dict, reference: bool = False) -> list[tuple]:
     path = REFERENCE / f"{name}.sql"
-    query = sqllib.parse(path.read_text(encoding="utf-8"), name, path) if reference else sqllib.load(name)
-    values = sqllib.bind(query, {"run_id": run_id, **{k: str(v) for k, v in params.items()}})
+    query = parse(path.read_text(encoding="utf-8"), name, path) if reference else load(name)
+    values = bind(query, {"run_id": run_id, **{k: str(v) for k, v in params.items()}})
     with client(stack.settings, stack.secrets, "reader") as ch:
-        return sqllib.execute(query, values, ch).rows
+        return execute(query, values, ch).rows
 
 
 def _lagging(stack, run_id: str, params: dict, reference: bool = False) -> list[tuple]:
@@ -132,7 +132,7 @@ def test_lagging_vms_reads_a_row_only_while_it_stands_for_the_samples(stack, adm
     forged = ("INSERT INTO ioscale.step_windows SELECT * REPLACE (p99_ns * 3 AS p99_ns, "
               "source_samples + {delta:Int64} AS source_samples, now64(3) AS computed_at) "
               "FROM ioscale.step_windows FINAL WHERE run_id = {r:String} AND step_index = 1 AND vm = {vm:String}")
-    cols = [c.name for c in sqllib.load("lagging_vms").columns]
+    cols = [c.name for c in load("lagging_vms").columns]
     p99 = cols.index("p99_us")
     admin.command(forged, parameters={"r": copy_run, "vm": key, "delta": 0})
     shown = {r[2]: r for r in _lagging(stack, copy_run, {"step_index": 1, "show_all": True})}[key]
@@ -141,7 +141,7 @@ def test_lagging_vms_reads_a_row_only_while_it_stands_for_the_samples(stack, adm
                        {"step_index": 1, "grain": "source", "rank_by": "p99", "limit": 1000})
     truth_sources = _answer(stack, "step_latency_outliers", copy_run,
                             {"step_index": 1, "grain": "source", "rank_by": "p99", "limit": 1000}, reference=True)
-    ocols = [c.name for c in sqllib.load("step_latency_outliers").columns]
+    ocols = [c.name for c in load("step_latency_outliers").columns]
     by_source = {(r[ocols.index("vm")], r[ocols.index("direction")]): r[ocols.index("p99_us")] for r in outliers}
     want = {(r[ocols.index("vm")], r[ocols.index("direction")]): r[ocols.index("p99_us")] for r in truth_sources}
     assert by_source[(key, "read")] == pytest.approx(want[(key, "read")] * 3, rel=1e-3)

@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ioscale import sqllib, topics
+from ioscale import topics
+from ioscale.query import NamedQuery, QueryResult, bind, execute, load, parse
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
 from ioscale.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
@@ -116,15 +117,15 @@ def edge_run(stack) -> str:
     return run_id
 
 
-def _run(stack, query: sqllib.NamedQuery, params: dict) -> sqllib.QueryResult:
-    values = sqllib.bind(query, {k: str(v) for k, v in params.items() if query.param(k) is not None})
+def _run(stack, query: NamedQuery, params: dict) -> QueryResult:
+    values = bind(query, {k: str(v) for k, v in params.items() if query.param(k) is not None})
     with client(stack.settings, stack.secrets, "reader") as ch:
-        return sqllib.execute(query, values, ch)
+        return execute(query, values, ch)
 
 
-def _reference(name: str) -> sqllib.NamedQuery:
+def _reference(name: str) -> NamedQuery:
     path = REFERENCE / f"{name}.sql"
-    return sqllib.parse(path.read_text(encoding="utf-8"), name, path)
+    return parse(path.read_text(encoding="utf-8"), name, path)
 
 
 def _variants(name: str, steps: list[int]) -> list[dict]:
@@ -144,7 +145,7 @@ def _variants(name: str, steps: list[int]) -> list[dict]:
 
 
 def _assert_same(stack, name: str, run_id: str, variants: list[dict]) -> None:
-    new, old = sqllib.load(name), _reference(name)
+    new, old = load(name), _reference(name)
     assert [c.name for c in new.columns] == [c.name for c in old.columns]
     assert [(p.name, p.type, p.default, p.choices) for p in new.params] == \
         [(p.name, p.type, p.default, p.choices) for p in old.params]

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ioscale import histogram, sqllib
+from ioscale import histogram
+from ioscale.query import NamedQuery, coerce, list_queries
+from ioscale.query.model import _strip_literals
 
-QUERIES = sqllib.list_queries()
+QUERIES = list_queries()
 BY_NAME = {q.name: q for q in QUERIES}
 IDS = [q.name for q in QUERIES]
 
@@ -30,7 +32,7 @@ def test_the_library_holds_the_required_queries() -> None:
 
 
 @pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_header_documents_title_description_params_and_columns(q: sqllib.NamedQuery) -> None:
+def test_header_documents_title_description_params_and_columns(q: NamedQuery) -> None:
     assert q.title.endswith(".") and len(q.title) <= 110
     assert q.description, "say what the query is for"
     assert q.columns and all(c.doc for c in q.columns), "every column needs a description (with its unit)"
@@ -39,24 +41,24 @@ def test_header_documents_title_description_params_and_columns(q: sqllib.NamedQu
 
 
 @pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_declared_parameters_are_exactly_the_used_ones(q: sqllib.NamedQuery) -> None:
+def test_declared_parameters_are_exactly_the_used_ones(q: NamedQuery) -> None:
     used = {(n, t) for n, t in re.findall(r"\{(\w+):([^{}]+)\}", q.sql)}
     assert used == {(p.name, p.type) for p in q.params}
     for p in q.params:
         if p.default is not None:
-            sqllib.coerce(p, p.default)   # the default is valid for its type and choices
+            coerce(p, p.default)   # the default is valid for its type and choices
 
 
 @pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_documented_columns_appear_as_output_names(q: sqllib.NamedQuery) -> None:
+def test_documented_columns_appear_as_output_names(q: NamedQuery) -> None:
     # The integration tests compare the real result columns; here: each documented name is in the statement.
     for c in q.columns:
         assert re.search(rf"\b{re.escape(c.name)}\b", q.sql), f"{c.name} is documented but not selected"
 
 
 @pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_one_statement_and_no_sampling_quantiles(q: sqllib.NamedQuery) -> None:
-    assert ";" not in sqllib._strip_literals(q.sql)   # literals and comments may hold ';' 
+def test_one_statement_and_no_sampling_quantiles(q: NamedQuery) -> None:
+    assert ";" not in _strip_literals(q.sql)   # literals and comments may hold ';' 
     # quantileTDigest and sampling quantile()/median() are not fit for tail latency.
     assert not re.search(r"\bquantile(s)?(TDigest|TDigestWeighted|Timing|TimingWeighted|BFloat16|DD|GK)?\s*\(",
                          q.sql, re.I)
@@ -64,14 +66,14 @@ def test_one_statement_and_no_sampling_quantiles(q: sqllib.NamedQuery) -> None:
 
 
 @pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_replacing_merge_trees_are_read_with_final(q: sqllib.NamedQuery) -> None:
+def test_replacing_merge_trees_are_read_with_final(q: NamedQuery) -> None:
     for m in re.finditer(r"\bFROM\s+ioscale\.(\w+)(\s+AS\s+\w+)?(\s+FINAL)?", q.sql):
         if m.group(1) in REPLACING:
             assert m.group(3), f"ioscale.{m.group(1)} read without FINAL"
 
 
 @pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_bucket_representatives_use_the_histogram_modules_expression(q: sqllib.NamedQuery) -> None:
+def test_bucket_representatives_use_the_histogram_modules_expression(q: NamedQuery) -> None:
     # Every representative computed in SQL is histogram.sql_representative_expr(<column>) verbatim, the
     # expression checked against the Python scheme (sql_representative_check) on the real server.
     starts = [m.start() for m in re.finditer(r"\(bitShiftLeft\(toUInt64\(modulo\(", q.sql)]

@@ -1,4 +1,4 @@
-"""ioscale.sqllib: discovery, header parsing and the file-format rules, on small texts written here."""
+"""ioscale.query.model: discovery, header parsing and the file-format rules, on small texts written here."""
 
 from __future__ import annotations
 
@@ -6,45 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from ioscale import sqllib
-from ioscale.sqllib import QueryFileError, QueryLibraryError
-
-GOOD = """\
--- Per-step thing of a run.
---
--- A longer description
--- over two lines.
---
--- Second paragraph.
---
--- Parameters:
---   run_id        String                          the run
---   step_index    Int32 = -1                      step, 0-based; -1 = every step
---   direction     String = all {all|read|write}   reads, writes
---                                                 or both
---   label         String = ''                     free text
---
--- Columns:
---   step_index    step, 0-based
---   p99_us        99th percentile,
---                 microseconds
---
--- Notes:
---   Why FINAL.
---     an indented table line
-SELECT step_index, 1 AS p99_us
-FROM ioscale.io_samples FINAL
-WHERE run_id = {run_id:String} AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
-  AND ({direction:String} = 'all' OR direction = {direction:String}) AND {label:String} = {label:String};
-"""
+from ioscale.query import NamedQuery, QueryFileError, QueryLibraryError, model
 
 
-def parse(text: str) -> sqllib.NamedQuery:
-    return sqllib.parse(text, "thing", Path("thing.sql"))
+def parse(text: str) -> NamedQuery:
+    return model.parse(text, "thing", Path("thing.sql"))
 
 
-def test_parses_title_description_params_columns_notes() -> None:
-    q = parse(GOOD)
+def test_parses_title_description_params_columns_notes(thing_sql: str) -> None:
+    q = parse(thing_sql)
     assert q.name == "thing"
     assert q.title == "Per-step thing of a run."
     assert q.description == "A longer description over two lines.\n\nSecond paragraph."
@@ -96,37 +66,19 @@ def test_semicolons_inside_literals_and_comments_are_not_statement_breaks() -> N
     assert "'a;b'" in q.sql
 
 
-def test_discover_and_load(tmp_path: Path) -> None:
-    (tmp_path / "thing.sql").write_text(GOOD)
+def test_discover_and_load(tmp_path: Path, thing_sql: str) -> None:
+    (tmp_path / "thing.sql").write_text(thing_sql)
     (tmp_path / "other_thing.sql").write_text(with_body("SELECT {run_id:String} AS x\n"))
     (tmp_path / "README.md").write_text("not a query")
-    assert list(sqllib.discover(tmp_path)) == ["other_thing", "thing"]
-    assert sqllib.load("thing", tmp_path).title == "Per-step thing of a run."
-    assert [q.name for q in sqllib.list_queries(tmp_path)] == ["other_thing", "thing"]
+    assert list(model.discover(tmp_path)) == ["other_thing", "thing"]
+    assert model.load("thing", tmp_path).title == "Per-step thing of a run."
+    assert [q.name for q in model.list_queries(tmp_path)] == ["other_thing", "thing"]
     with pytest.raises(QueryLibraryError) as e:
-        sqllib.load("thnig", tmp_path)
+        model.load("thnig", tmp_path)
     assert "no query named 'thnig'" in str(e.value) and "did you mean thing" in e.value.hint
 
 
-def test_discover_rejects_badly_named_files(tmp_path: Path) -> None:
-    (tmp_path / "Bad-Name.sql").write_text(GOOD)
+def test_discover_rejects_badly_named_files(tmp_path: Path, thing_sql: str) -> None:
+    (tmp_path / "Bad-Name.sql").write_text(thing_sql)
     with pytest.raises(QueryFileError, match="lower_snake_case"):
-        sqllib.discover(tmp_path)
-
-
-def test_describe_shows_parameters_columns_notes_and_an_example(tmp_path: Path) -> None:
-    (tmp_path / "thing.sql").write_text(GOOD)
-    text = sqllib.describe("thing", tmp_path)
-    assert text.startswith("thing - Per-step thing of a run.")
-    assert "run_id      String   required" in text
-    assert "direction   String   default all; one of all, read, write" in text
-    assert "label       String   default ''" in text
-    assert "p99_us      99th percentile, microseconds" in text
-    assert "Notes:\n  Why FINAL." in text
-    assert "ioscale sql thing --param run_id=..." in text
-
-
-def test_format_query_list_names_required_parameters(tmp_path: Path) -> None:
-    (tmp_path / "thing.sql").write_text(GOOD)
-    assert sqllib.format_query_list(sqllib.list_queries(tmp_path)) == \
-        "thing  Per-step thing of a run.  [needs run_id=]\n"
+        model.discover(tmp_path)
