@@ -9,7 +9,7 @@ from ioscale.cli import main
 from ioscale.errors import ExitStatus
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO.parent / "shared" / "fixtures"
+FIXTURES = REPO / "tests" / "fixtures" / "real"
 
 
 @pytest.fixture
@@ -46,7 +46,6 @@ def test_logs_without_logs_says_where_it_looked(env, capsys):
     assert str(env / "home" / "logs") in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"{FIXTURES} not present")
 def test_import_dry_run_counts_records(env, capsys):
     rc = main(["import", "fio", str(FIXTURES / "pkb_fio-2.17_hist_run.json"), "--dry-run"])
     assert rc == ExitStatus.OK

@@ -1,7 +1,7 @@
 """Shared helpers for the importer tests: fixture locations, a fixed clock and a schema checker.
 
-Real tool outputs live in ``<repo>/../shared/fixtures`` (CI checks ``shared/`` out beside the clone);
-tests needing them skip with a clear reason when that directory is absent. Hand-made inputs written from
+Real tool outputs are committed in ``tests/fixtures/real`` (sources and licences in
+``tests/fixtures/README.md``); a missing one fails the test. Hand-made inputs written from
 the documented layouts live in ``data/`` next to this file (see ``data/_generate.py``).
 """
 
@@ -17,7 +17,7 @@ import pytest
 from ioscale.importers import ImportResult, import_files, import_sources
 
 REPO = Path(__file__).resolve().parents[3]
-FIXTURES = REPO.parent / "shared" / "fixtures"
+FIXTURES = REPO / "tests" / "fixtures" / "real"
 DATA = Path(__file__).resolve().parent / "data"
 SCHEMA_DIR = REPO / "schema"
 
@@ -26,12 +26,9 @@ NOW_MS = 1_795_219_200_000
 
 
 def fixture(name: str) -> Path:
-    """Path of a shared real-output fixture; skips the test when shared/fixtures is not beside the repo."""
+    """Path of a committed real-output fixture; a missing one fails the test rather than skipping it."""
     path = FIXTURES / name
-    if not FIXTURES.is_dir():
-        pytest.skip(f"shared fixtures not found at {FIXTURES} (CI checks shared/ out beside the repo)")
-    if not path.is_file():
-        pytest.skip(f"fixture {name} missing from {FIXTURES}")
+    assert path.is_file(), f"real fixture {name} missing from {FIXTURES}"
     return path
 
 

@@ -1,4 +1,4 @@
-"""DISKSPD importer: real outputs from shared/fixtures and hand-made inputs from data/."""
+"""DISKSPD importer: real outputs from tests/fixtures/real and hand-made inputs from data/."""
 
 import re
 from decimal import Decimal

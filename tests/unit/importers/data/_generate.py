@@ -3,7 +3,7 @@
 These are NOT real tool outputs: they are written from each tool's documented output layout (the source
 files named below) with seeded random latencies, so that every number in them is internally consistent
 (counts = sums of rows, means = sums / counts, percentiles of the same samples). The
-real outputs live in <repo>/../shared/fixtures and are tested separately. Only the Iometer data is sized so
+real outputs live in tests/fixtures/real and are tested separately. Only the Iometer data is sized so
 that Little's law holds (I/O count = queue depth x run time / mean latency); the DISKSPD and fio files use
 small counts to stay small.
 
