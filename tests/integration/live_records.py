@@ -8,7 +8,9 @@ import time
 
 from ioscale.histogram import LatencyHistogram
 
-HOST = "e2e-h1"
+from isolation import PREFIX
+
+HOST = f"{PREFIX}e2e-h1"
 
 
 def latencies(seed: int, n: int, median_ns: int) -> list[int]:
@@ -34,9 +36,9 @@ def io_sample(run_id: str, step: int, ts_ms: int, vm: str, ops: int, latencies: 
 
 def run_event(event_type: str, run_id: str, ts_ms: int, step: int = -1, **extra) -> dict:
     event = {
-        "event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": "e2e-analytics", "tool": "SIMULATOR",
-        "description": "", "hosts": [], "step_index": step, "step_label": "", "load": None, "links": [],
-        "start_ms": None, "end_ms": None, "tags": {},
+        "event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": f"{PREFIX}e2e-analytics",
+        "tool": "SIMULATOR", "description": "", "hosts": [], "step_index": step, "step_label": "", "load": None,
+        "links": [], "start_ms": None, "end_ms": None, "tags": {},
     }
     event.update(extra)
     return event

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 
 import clickhouse_connect
 import requests
@@ -22,11 +21,13 @@ from ioscale.producer import TelemetryProducer
 from ioscale.stack.kafka import ensure_topics
 from ioscale.topics import TopicSpec
 
+from isolation import PREFIX, unique
+
 
 def _sample(run_id: str, i: int) -> dict:
     return {
         "ts_ms": 1_790_000_000_000 + i * 1000, "interval_ms": 1000, "run_id": run_id, "step_index": 0,
-        "host": "host-a", "vm": "vm-01", "target": "disk-1", "direction": "READ" if i % 2 == 0 else "WRITE",
+        "host": f"{PREFIX}host-a", "vm": "vm-01", "target": "disk-1", "direction": "READ" if i % 2 == 0 else "WRITE",
         "ops": 1000 + i, "bytes": (1000 + i) * 4096, "outstanding_ios": 8.0, "errors": 0,
         "latency_count": 1000 + i, "latency_sum_ns": (1000 + i) * 250_000, "latency_min_ns": 90_000,
         "latency_max_ns": 4_000_000, "latency_hist_scheme": 1,
@@ -47,18 +48,19 @@ def test_registry_registers_and_returns_schema(stack):
 
 
 def test_avro_record_round_trips_through_kafka(stack):
-    topic = f"smoke.roundtrip.{uuid.uuid4().hex[:8]}"
+    topic = unique("smoke-roundtrip")
     admin = AdminClient({"bootstrap.servers": stack.kafka_bootstrap})
     ensure_topics(admin, [TopicSpec(topic, 1)])
     schema = schemas.schema_for_topic(topics.IO_SAMPLES)
     schema_id = schemas.register(stack.registry_url, topics.IO_SAMPLES, schema)
     enc = avro_wire.AvroEncoder(schema, schema_id)
-    sent = [_sample("rt", i) for i in range(50)]
+    run_id = unique("smoke-roundtrip")
+    sent = [_sample(run_id, i) for i in range(50)]
     p = Producer({"bootstrap.servers": stack.kafka_bootstrap, "enable.idempotence": True})
     for rec in sent:
         p.produce(topic, enc.encode(rec))
     assert p.flush(30) == 0
-    c = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": f"smoke-{uuid.uuid4()}",
+    c = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": unique("smoke"),
                   "auto.offset.reset": "earliest"})
     c.subscribe([topic])
     got = []
@@ -78,7 +80,7 @@ def test_avro_record_round_trips_through_kafka(stack):
 
 
 def test_clickhouse_ingests_avro_confluent_and_dead_letters_garbage(stack):
-    run_id = f"smoke-{uuid.uuid4().hex[:8]}"
+    run_id = unique("smoke")
     prod = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
     for i in range(20):
         prod.send(topics.IO_SAMPLES, _sample(run_id, i))
@@ -115,7 +117,7 @@ def test_clickhouse_ingests_avro_confluent_and_dead_letters_garbage(stack):
 
 def test_historical_import_is_not_expired_by_ttl(stack):
     """Regression: raw-table TTLs keyed on sample time deleted imported results from 2009 at the first merge."""
-    run_id = f"smoke-2009-{uuid.uuid4().hex[:8]}"
+    run_id = unique("smoke-2009")
     rec = _sample(run_id, 0)
     rec["ts_ms"] = 1_243_814_400_000  # 2009-06-01, when the seed studies ran
     prod = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
@@ -129,5 +131,5 @@ def test_historical_import_is_not_expired_by_ttl(stack):
     while ch.command(query) == 0 and time.monotonic() < deadline:
         time.sleep(1)
     assert ch.command(query) == 1
-    ch.command("OPTIMIZE TABLE ioscale.io_samples FINAL")  # merges apply TTLs
+    ch.command("OPTIMIZE TABLE ioscale.io_samples PARTITION ID '200906' FINAL")  # merges apply TTLs; this row's month
     assert ch.command(query) == 1

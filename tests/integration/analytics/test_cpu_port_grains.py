@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections import defaultdict
 
 import pytest
@@ -23,10 +22,12 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
+from isolation import PREFIX, unique
+
 pytestmark = pytest.mark.slow
 
 SECONDS = 12
-HOST = "grains-h1"
+HOST = f"{PREFIX}grains-h1"
 #: Declared by the run; also what the link-speed rule gives 8.5 Gbps FC (8GFC) if a sample beats RUN_STARTED.
 PAYLOAD_BYTES_PER_S = 800_000_000
 #: After the minute ends: out-of-orderness (2 s), the periodic watermark, the sink's 1 s flush, slack.
@@ -48,8 +49,8 @@ def _port(run_id: str, ts_ms: int, rx_bytes: int) -> dict:
 
 
 def _run_started(run_id: str, ts_ms: int) -> dict:
-    return {"event_type": "RUN_STARTED", "ts_ms": ts_ms, "run_id": run_id, "scenario": "grains", "tool": "SIMULATOR",
-            "description": "", "hosts": [], "step_index": -1, "step_label": "", "load": None,
+    return {"event_type": "RUN_STARTED", "ts_ms": ts_ms, "run_id": run_id, "scenario": f"{PREFIX}grains",
+            "tool": "SIMULATOR", "description": "", "hosts": [], "step_index": -1, "step_label": "", "load": None,
             "links": [{"host": HOST, "port_id": "fc0", "kind": "FC_HBA", "speed_bps": 8_500_000_000,
                        "payload_bytes_per_s": PAYLOAD_BYTES_PER_S, "full_duplex": True}],
             "start_ms": None, "end_ms": None, "tags": {}}
@@ -85,7 +86,7 @@ def test_cpu_and_port_rollups_land_in_every_grain(stack):
     for table in ("cpu_samples_1s", "cpu_samples_1m", "port_samples_1s", "port_samples_1m"):
         assert int(ch.command(f"EXISTS TABLE {table}")) == 1, f"{table}: migrations 0111-0114 not applied"
 
-    run_id = f"grains-{uuid.uuid4().hex[:10]}"
+    run_id = unique("grains")
     producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
     side = SideRun(producer, f"{run_id}-side")
     side.start()

@@ -1,12 +1,12 @@
 """The stack's ClickHouse over HTTP (clickhouse-connect) and native TCP (clickhouse-driver): who may do what.
 
-Each test that needs a table creates its own (``ioscale.it_access_<random>``) as admin and drops it
-afterwards, so the product tables are never touched.
+Each test that needs a table creates its own (``ioscale.itest_access_<random>``) as admin and drops it
+afterwards, so the product tables are never touched; whether a writer may drop the database is asked (CHECK
+GRANT), not tried.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -18,6 +18,8 @@ from clickhouse_driver.errors import ServerException
 from ioscale.stack import migrations
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import CLICKHOUSE_USERS
+
+from isolation import SCRATCH_PREFIX, scratch_name
 
 ROLES = list(CLICKHOUSE_USERS)
 # ClickHouse error codes asserted below (src/Common/ErrorCodes.cpp).
@@ -51,7 +53,7 @@ def http_status_and_body(stack, sql: str, auth: tuple[str, str] | None) -> tuple
 
 @pytest.fixture
 def table(stack) -> Iterator[str]:
-    name = f"ioscale.it_access_{uuid.uuid4().hex[:8]}"
+    name = f"ioscale.{scratch_name('access')}"
     with client(stack.settings, stack.secrets, "admin") as admin:
         admin.command(f"CREATE TABLE {name} (id UInt32, note String) ENGINE = MergeTree ORDER BY id")
         yield name
@@ -77,7 +79,7 @@ def test_reader_reads_with_its_own_settings_but_cannot_write_or_create(stack, ta
         # The grant check comes first (SELECT only), so writes fail with ACCESS_DENIED ...
         for sql in (f"INSERT INTO {table} VALUES (3, 'c')",
                     f"CREATE TABLE {table}_copy (id UInt32) ENGINE = Memory",
-                    "CREATE TEMPORARY TABLE it_tmp (x UInt8)",
+                    f"CREATE TEMPORARY TABLE {SCRATCH_PREFIX}tmp (x UInt8)",
                     f"DROP TABLE {table}",
                     f"ALTER TABLE {table} DELETE WHERE 1",
                     f"SELECT count() FROM {migrations.MIGRATIONS_TABLE}",  # nothing outside ioscale
@@ -102,14 +104,18 @@ def test_writers_insert_into_ioscale_but_cannot_drop_or_create(stack, table: str
     with client(stack.settings, stack.secrets, role) as writer:
         writer.insert(table, [[i, f"row{i}"] for i in range(100)], column_names=["id", "note"])
         assert writer.command(f"SELECT count() FROM {table}") == 100
-        for sql in ("DROP DATABASE ioscale", f"DROP TABLE {table}", f"TRUNCATE TABLE {table}",
-                    "CREATE TABLE ioscale.it_should_not_exist (x UInt8) ENGINE = Memory",
-                    "CREATE DATABASE it_should_not_exist",
+        for sql in (f"DROP TABLE {table}", f"TRUNCATE TABLE {table}",
+                    f"CREATE TABLE ioscale.{SCRATCH_PREFIX}should_not_exist (x UInt8) ENGINE = Memory",
+                    f"CREATE DATABASE {SCRATCH_PREFIX}should_not_exist",
                     f"ALTER TABLE {table} DELETE WHERE 1",
                     f"SELECT count() FROM {migrations.MIGRATIONS_TABLE}"):
             with pytest.raises(DatabaseError) as err:
                 writer.command(sql)
             assert error_code(err.value) == ACCESS_DENIED, sql
+        # Asked, not tried: with the grant there, trying would drop the developer's database. (The first
+        # question shows CHECK GRANT answers for this user.)
+        assert int(writer.command("CHECK GRANT INSERT ON ioscale.*")) == 1
+        assert int(writer.command("CHECK GRANT DROP DATABASE ON ioscale.*")) == 0
     native(stack, role).execute(f"INSERT INTO {table} (id, note) VALUES", [(1000, "native")])
     with client(stack.settings, stack.secrets, "admin") as admin:
         assert admin.command(f"SELECT count() FROM {table}") == 101

@@ -5,11 +5,12 @@ leaves, must merge on their own, where the server-wide merge_selector_base of 20
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
 
 from ioscale.stack.clickhouse import client
+
+from isolation import unique
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +19,7 @@ MERGE_TIMEOUT_S = 180.0   # the age rule alone takes 60 s
 
 
 def test_small_parts_of_the_histogram_sums_merge_on_their_own(stack) -> None:
-    run_id = f"it-merge-{uuid.uuid4().hex[:10]}"
+    run_id = unique("merge")
     with client(stack.settings, stack.secrets, "admin") as admin:
         engine = admin.command("SELECT engine_full FROM system.tables "
                                "WHERE database = 'ioscale' AND name = 'io_samples_hist_sums'")

@@ -4,12 +4,13 @@ a bucket count can take, through inserts and merges, in every table that keeps a
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from ioscale.stack.clickhouse import client
+
+from isolation import scratch_name
 
 ARRAY_TABLES = ["io_samples", "io_samples_1s", "io_samples_10s", "io_samples_1m",
                 "io_fleet_1s", "io_fleet_10s", "io_fleet_1m", "scaling_curves"]
@@ -21,7 +22,7 @@ INDEXES = [0, 1, 700, 65535, 65534, 3]
 
 @pytest.fixture
 def scratch(stack) -> Iterator[tuple[object, str]]:
-    name = f"it_codec_{uuid.uuid4().hex[:8]}"
+    name = scratch_name("codec")
     with client(stack.settings, stack.secrets, "admin") as admin:
         admin.command(f"CREATE DATABASE {name}")
         try:

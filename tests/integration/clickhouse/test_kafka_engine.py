@@ -1,14 +1,13 @@
 """The stack's ClickHouse consumes a real Kafka topic: Kafka table engine -> materialized view -> MergeTree.
 
-This is the path the product's ``*_queue`` tables rely on; here with JSONEachRow, its own topic and
-its own database (``it_kafka_<random>``), both deleted afterwards.
+This is the path the product's ``*_queue`` tables rely on; here with JSONEachRow, its own topic
+(``itest-clickhouse-kafka-<random>``) and its own database (``itest_kafka_<random>``), both deleted afterwards.
 """
 
 from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -19,13 +18,15 @@ from ioscale.stack.clickhouse import client
 from ioscale.stack.kafka import ensure_topics
 from ioscale.topics import TopicSpec
 
+from isolation import PREFIX, scratch_name, unique
+
 MESSAGES = 2000
 PARTITIONS = 3
 
 
 @pytest.fixture
 def topic(stack) -> Iterator[str]:
-    name = f"it.clickhouse.kafka.{uuid.uuid4().hex[:8]}"
+    name = unique("clickhouse-kafka")
     admin = AdminClient({"bootstrap.servers": stack.kafka_bootstrap})
     ensure_topics(admin, [TopicSpec(name, PARTITIONS)])
     yield name
@@ -34,7 +35,7 @@ def topic(stack) -> Iterator[str]:
 
 @pytest.fixture
 def database(stack) -> Iterator[str]:
-    name = f"it_kafka_{uuid.uuid4().hex[:8]}"
+    name = scratch_name("kafka")
     with client(stack.settings, stack.secrets, "admin") as admin:
         admin.command(f"CREATE DATABASE {name}")
         yield name
@@ -50,7 +51,7 @@ def test_kafka_engine_table_and_view_fill_a_mergetree(stack, topic: str, databas
             ENGINE = Kafka SETTINGS
                 kafka_broker_list = '{stack.kafka_bootstrap}',
                 kafka_topic_list = '{topic}',
-                kafka_group_name = 'clickhouse-{database}',
+                kafka_group_name = '{PREFIX}clickhouse-{database}',
                 kafka_format = 'JSONEachRow',
                 kafka_num_consumers = 1,
                 kafka_flush_interval_ms = 500""",

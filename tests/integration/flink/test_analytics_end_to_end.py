@@ -17,7 +17,6 @@ from __future__ import annotations
 import struct
 import threading
 import time
-import uuid
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -33,6 +32,7 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
+from isolation import unique
 from live_records import HOST, cpu, io_sample, latencies, load, port, run_event, sleep_until
 
 pytestmark = pytest.mark.slow
@@ -106,7 +106,7 @@ def _oracle_quantiles(values_ns: list[int]) -> dict[str, int]:
 def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack):
     flink = _flink(stack)
     assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
-    run_id = f"e2e-{uuid.uuid4().hex[:10]}"
+    run_id = unique("e2e")
     producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
     heartbeat = Heartbeat(producer, f"{run_id}-heartbeat")
     heartbeat.start()
@@ -293,7 +293,7 @@ def _dead_letter_metric(flink: FlinkComponent, job_id: str, timeout_s: float = 3
 def _read_topic(stack, topic: str, keep: Callable[[bytes | None, bytes, list], bool],
                 timeout_s: float = 30.0) -> list[tuple[bytes | None, bytes, list]]:
     """Every record of ``topic`` that ``keep`` accepts, read from the beginning up to the current end."""
-    consumer = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": f"e2e-{uuid.uuid4().hex}",
+    consumer = Consumer({"bootstrap.servers": stack.kafka_bootstrap, "group.id": unique("e2e"),
                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
     try:
         meta = consumer.list_topics(topic, timeout=10).topics[topic]

@@ -13,7 +13,6 @@ stream itself is past it (StampFleetProgress), so the late seconds re-run the st
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
 
@@ -24,6 +23,7 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
+from isolation import unique
 from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ def test_a_stalled_io_collector_that_catches_up_keeps_its_seconds_in_the_step_ro
     assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
     ch = clickhouse.client(stack.settings, stack.secrets, role="reader", database="ioscale")
     producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
-    run_id = f"stall-{uuid.uuid4().hex[:10]}"
+    run_id = unique("stall")
     clock_run = f"{run_id}-clock"  # CPU samples only: moves the analyzer's watermark, never the I/O source's
 
     def count(sql: str) -> int:

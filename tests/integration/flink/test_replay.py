@@ -22,6 +22,8 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.flink import FlinkComponent
 from ioscale.stack.progress import SilentProgress
 
+from isolation import prefixed
+
 pytestmark = pytest.mark.slow
 
 
@@ -33,6 +35,7 @@ def test_a_past_run_is_analysed_by_its_own_replay(stack):
     run_id, sent_io, sent_ops, steps = None, 0, 0, set()
     for batch in engine.batches():
         for topic, record in batch.records:
+            record = prefixed(record)
             producer.send(topic, record)
             if topic == topics.IO_SAMPLES:
                 run_id = record["run_id"]
@@ -74,6 +77,7 @@ def test_run_span_of_a_run_whose_run_events_have_not_landed(stack):
     for batch in engine.batches():
         for topic, record in batch.records:
             if topic == topics.IO_SAMPLES:  # no run events at all
+                record = prefixed(record)
                 producer.send(topic, record)
                 run_id, sent = record["run_id"], sent + 1
     producer.flush(60)

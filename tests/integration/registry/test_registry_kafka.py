@@ -1,9 +1,9 @@
 """The registry against the real broker: the Kafka store survives a rebuild, the process survives a
 restart with the same ids, and the stack's registry answers Confluent clients.
 
-Every test uses its own topic (``_schemas_it_<random>``) and deletes it afterwards, so the stack's
+Every test uses its own topic (``itest-schemas-<random>``) and deletes it afterwards, so the stack's
 real ``_schemas`` topic is never touched; the test against the stack's running registry uses a
-unique subject and deletes it permanently at the end.
+subject of its own (``itest-registry-<random>-value``) and deletes it permanently at the end.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -23,6 +22,8 @@ import requests
 
 from ioscale.registry.service import Registry
 from ioscale.registry.store import KafkaStore
+
+from isolation import unique
 
 CT = {"Content-Type": "application/vnd.schemaregistry.v1+json"}
 V1 = {"type": "record", "name": "ItSample", "namespace": "io.ioscale.it",
@@ -39,7 +40,7 @@ def body(schema: object) -> dict[str, str]:
 def topic(stack) -> Iterator[str]:
     from confluent_kafka.admin import AdminClient
 
-    name = f"_schemas_it_{uuid.uuid4().hex[:12]}"
+    name = unique("schemas")
     yield name
     admin = AdminClient({"bootstrap.servers": stack.settings.kafka_bootstrap})
     for future in admin.delete_topics([name], operation_timeout=15).values():
@@ -163,7 +164,7 @@ def test_stack_registry_serves_confluent_clients(stack) -> None:
     from confluent_kafka.schema_registry.error import SchemaRegistryError
 
     url = stack.settings.url("registry")
-    subject = f"ioscale-it-{uuid.uuid4().hex[:10]}-value"
+    subject = f"{unique('registry')}-value"
     client = SchemaRegistryClient({"url": url, "max.retries": 0})
     try:
         schema_id = client.register_schema(subject, Schema(json.dumps(V1), "AVRO"))

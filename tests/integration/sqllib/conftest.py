@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import time
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -32,7 +31,10 @@ from ioscale.histogram import SCHEME_ID, LatencyHistogram
 from ioscale.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
 
+from isolation import PREFIX, unique
+
 INTERVAL_MS = 1000
+SCENARIO = f"{PREFIX}sqllib"
 HOSTS = ("h1", "h2")
 VMS = tuple(f"vm-{h}-{n:02d}" for h in HOSTS for n in range(1, 6))
 TARGET = "disk1"
@@ -84,6 +86,7 @@ PEAK_SECOND, PEAK_FACTOR = 3, 1.5
 @dataclass
 class KnownRun:
     # The plan, for the tests (conftest names are not importable from test modules).
+    SCENARIO = SCENARIO
     STEPS = STEPS
     VMS = VMS
     HOSTS = HOSTS
@@ -149,7 +152,7 @@ def _event(run_id: str, event_type: str, ts_ms: int, step: StepPlan | None, star
         "vm_count": len(VMS), "targets_per_vm": 1, "workers_per_target": 1, "outstanding_ios_per_target": step.qd,
         "block_size_bytes": BLOCK, "read_pct": 100.0 * step.ops_per_s["READ"] / sum(step.ops_per_s.values()),
         "random_pct": 100.0, "adapter": "test", "config_labels": {}}
-    return {"event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": "it-sqllib", "tool": "LIVE",
+    return {"event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": SCENARIO, "tool": "LIVE",
             "description": "sqllib integration test",
             "hosts": [{"host": h, "hypervisor": "test", "sockets": 1, "cores": 8, "logical_processors": 16,
                        "memory_bytes": 1 << 34} for h in HOSTS] if event_type == "RUN_STARTED" else [],
@@ -236,7 +239,7 @@ def held(stack, run_id: str) -> dict[str, int]:
 @pytest.fixture(scope="session")
 def known_run(stack) -> KnownRun:
     now_ms = int(time.time() * 1000)
-    run = KnownRun(run_id=f"it-sqllib-{uuid.uuid4().hex[:10]}", start_ms=now_ms - now_ms % 1000 - 3_600_000)
+    run = KnownRun(run_id=unique("sqllib"), start_ms=now_ms - now_ms % 1000 - 3_600_000)
     producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
     build_and_send(producer, run)
     deadline = time.monotonic() + 180

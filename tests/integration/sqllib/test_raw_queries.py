@@ -44,7 +44,7 @@ def hist(values: list[int]) -> LatencyHistogram:
 
 @pytest.mark.parametrize("name", RAW_QUERIES)
 def test_results_have_exactly_the_documented_columns(sql, known_run, name: str) -> None:
-    params = {"run_id": known_run.run_id, "step_index": 1, "scenario": "it-sqllib"}
+    params = {"run_id": known_run.run_id, "step_index": 1, "scenario": known_run.SCENARIO}
     q = load(name)
     answer = sql(name, **{p.name: params[p.name] for p in q.params if p.name in params})
     assert answer.columns == tuple(c.name for c in q.columns)
@@ -219,13 +219,13 @@ def test_port_utilization_applies_the_capacity_rule(sql, known_run) -> None:
 
 
 def test_run_list_steps_and_ingest_status(sql, known_run) -> None:
-    runs = sql("run_list", scenario="it-sqllib", limit=1000).rows
+    runs = sql("run_list", scenario=known_run.SCENARIO, limit=1000).rows
     mine = [r for r in runs if r["run_id"] == known_run.run_id]
     assert len(mine) == 1
     assert (mine[0]["steps"], mine[0]["steps_ended"], mine[0]["hosts"], mine[0]["tool"]) == (2, 2, 2, "live")
     total_s = sum(s.ramp_s + s.measured_s for s in known_run.STEPS)
     assert mine[0]["duration_s"] == total_s
-    assert all(r["scenario"] == "it-sqllib" for r in runs)
+    assert all(r["scenario"] == known_run.SCENARIO for r in runs)
 
     steps = sql("run_steps", run_id=known_run.run_id).rows
     assert [(s["step_index"], s["ramp_up_s"], s["measured_s"]) for s in steps] == \

@@ -4,7 +4,6 @@ pipeline (importer -> TelemetryProducer -> Kafka -> ClickHouse), against the imp
 from __future__ import annotations
 
 import time
-import uuid
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,12 +14,14 @@ from ioscale.producer import TelemetryProducer
 from ioscale.publish import publish_import
 from ioscale.stack.clickhouse import client
 
+from isolation import unique
+
 SWEEP = Path(__file__).resolve().parents[2] / "unit" / "importers" / "data" / "vmfleet_sweep"
 
 
 @pytest.fixture(scope="module")
 def fleet(stack):
-    result = import_files("vmfleet", [SWEEP], run_id=f"it-reported-{uuid.uuid4().hex[:10]}")
+    result = import_files("vmfleet", [SWEEP], run_id=unique("reported"))
     assert not result.has_errors and len(result.io_samples) == 12  # 2 steps x 3 VMs x 2 directions
     producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
     publish_import(result, producer)

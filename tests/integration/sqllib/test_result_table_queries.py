@@ -3,13 +3,13 @@
 Two levels:
 - against a scratch database built from the real migrations (sql/migrations/0011, 0100-0110) with known rows,
   so the SQL, FINAL's deduplication and the arithmetic are checked whether or not the Flink job runs;
-- against the real tables, when the Flink job is filling them (`io_fleet_1s` has rows): then the job's step
-  rows must agree with scaling_curve_raw over the same run. Skipped, saying why, otherwise.
+- against the real tables, when the Flink job is filling them for the integration tests' runs (`io_fleet_1s`
+  has rows of an ``itest-`` run): then the job's step rows must agree with scaling_curve_raw over the same run.
+  Skipped, saying why, otherwise. The developer's own runs are never read.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -18,6 +18,8 @@ from ioscale.query import bind, execute, load
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import repo_root
 
+from isolation import PREFIX, scratch_name
+
 MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_curves.sql",
               "0109_create_table_usl_fits.sql", "0110_create_table_alerts.sql")
 
@@ -25,7 +27,7 @@ MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_c
 @pytest.fixture(scope="module")
 def scratch(stack) -> Iterator[tuple[str, object]]:
     """(database, admin client) with the result tables' real DDL and known rows; dropped afterwards."""
-    db = f"it_sqllib_{uuid.uuid4().hex[:8]}"
+    db = scratch_name("sqllib")
     with client(stack.settings, stack.secrets, "admin") as admin:
         admin.command(f"CREATE DATABASE {db}")
         try:
@@ -124,15 +126,16 @@ def test_dead_letter_summary_groups_by_reason_pattern(scratch) -> None:
 
 # --- the real tables, when the Flink job fills them -------------------------------------------------------
 def flink_is_filling(stack) -> str | None:
-    """None when the job writes result rows; otherwise why not (the skip reason)."""
+    """None when the job writes result rows for the tests' runs; otherwise why not (the skip reason)."""
+    ours = f"WHERE startsWith(run_id, '{PREFIX}')"
     with client(stack.settings, stack.secrets, "reader") as ch:
         tables = {r[0] for r in ch.query("SELECT name FROM system.tables WHERE database = 'ioscale'").result_rows}
         if "io_fleet_1s" not in tables:
             return "the Flink result tables do not exist (migrations 0100-0110 not applied)"
-        if ch.command("SELECT count() FROM ioscale.io_fleet_1s") == 0:
-            return "the Flink analytics job is not filling the result tables (ioscale.io_fleet_1s is empty)"
-        if ch.command("SELECT count() FROM ioscale.scaling_curves") == 0:
-            return "the Flink job has written no step rows yet (ioscale.scaling_curves is empty)"
+        if ch.command(f"SELECT count() FROM ioscale.io_fleet_1s {ours}") == 0:
+            return f"the Flink analytics job is not filling the result tables (no {PREFIX}* run in ioscale.io_fleet_1s)"
+        if ch.command(f"SELECT count() FROM ioscale.scaling_curves {ours}") == 0:
+            return f"the Flink job has written no step rows for a {PREFIX}* run yet (ioscale.scaling_curves)"
     return None
 
 
@@ -141,15 +144,17 @@ def test_flink_scaling_curve_agrees_with_the_raw_computation(stack, sql) -> None
     if reason:
         pytest.skip(reason)
     with client(stack.settings, stack.secrets, "reader") as ch:
-        # The run with the most step rows that still has its raw samples; not test_summed_histograms' edge runs
-        # (it-summed-*: ramp-up at 3x the latency, windows 400 ms off the samples, a source without buckets),
-        # which a stack kept from an earlier session holds and where the two windows differ by design.
-        run_id = ch.command("""SELECT run_id FROM ioscale.scaling_curves FINAL
-                               WHERE run_id IN (SELECT DISTINCT run_id FROM ioscale.io_samples)
-                                 AND run_id NOT LIKE 'it-summed-%'
-                               GROUP BY run_id ORDER BY count() DESC, max(emitted_at) DESC LIMIT 1""")
+        # The tests' run with the most step rows that still has its raw samples; not test_summed_histograms' edge
+        # runs (itest-summed-*: ramp-up at 3x the latency, windows 400 ms off the samples, a source without
+        # buckets), which a stack kept from an earlier session holds and where the two windows differ by design.
+        run_id = ch.command(f"""SELECT run_id FROM ioscale.scaling_curves FINAL
+                                WHERE startsWith(run_id, '{PREFIX}')
+                                  AND run_id IN (SELECT DISTINCT run_id FROM ioscale.io_samples
+                                                 WHERE startsWith(run_id, '{PREFIX}'))
+                                  AND NOT startsWith(run_id, '{PREFIX}summed-')
+                                GROUP BY run_id ORDER BY count() DESC, max(emitted_at) DESC LIMIT 1""")
     if not run_id:
-        pytest.skip("no run has both Flink step rows and raw samples")
+        pytest.skip(f"no {PREFIX}* run has both Flink step rows and raw samples")
     flink = {r["step_index"]: r for r in sql("scaling_curve", run_id=run_id).rows}
     raw = {r["step_index"]: r for r in sql("scaling_curve_raw", run_id=run_id).rows}
     common = sorted(set(flink) & set(raw))

@@ -22,7 +22,6 @@ a step whose counters do not cover its samples must take the raw path (last test
 from __future__ import annotations
 
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +32,8 @@ from ioscale.query import NamedQuery, QueryResult, bind, execute, load, parse
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
 from ioscale.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
+
+from isolation import PREFIX, unique
 
 REFERENCE = Path(__file__).parent / "reference_queries"
 SUMMED = ("step_latency_five_nines", "step_latency_histogram", "scaling_curve_raw", "lagging_vms",
@@ -69,14 +70,14 @@ def _edge_event(run_id: str, event_type: str, ts_ms: int, step: int, start_ms: i
     load = {"vm_count": len(EDGE_VMS), "targets_per_vm": 1, "workers_per_target": 1,
             "outstanding_ios_per_target": 1 + step, "block_size_bytes": 4096, "read_pct": 70.0,
             "random_pct": 100.0, "adapter": "test", "config_labels": {}}
-    return {"event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": "it-summed", "tool": "LIVE",
+    return {"event_type": event_type, "ts_ms": ts_ms, "run_id": run_id, "scenario": f"{PREFIX}summed", "tool": "LIVE",
             "description": "", "hosts": [], "step_index": step, "step_label": f"step {step}",
             "load": load if step >= 0 else None, "links": [], "start_ms": start_ms, "end_ms": end_ms, "tags": {}}
 
 
 @pytest.fixture(scope="session")
 def edge_run(stack) -> str:
-    run_id = f"it-summed-{uuid.uuid4().hex[:10]}"
+    run_id = unique("summed")
     rng = np.random.default_rng(20261122)
     producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
     now_ms = int(time.time() * 1000)

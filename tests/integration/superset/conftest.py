@@ -1,10 +1,11 @@
 """A short simulated sweep for the dashboard tests: produced once per session through the real pipeline.
 
 Two scenarios in fast mode (simulated timestamps), seeds fixed, a start time unique to this session so the run ids
-are new: `demo` (1-4 VMs on one 4 Gbps FC port; the read channel saturates, the Flink job raises a PORT
-saturation alert) and `hyperv-vmq-10gbe` (two runs, VMQ off and on: the comparison). `sweep` waits until
-ClickHouse holds every raw sample; `analysed_sweep` also until the Flink analytics job has written a step row for
-every step. When the job is not running, the tests of the dashboards built on its results skip, saying so.
+(``itest-sim-...``, isolation.prefixed) are new: `demo` (1-4 VMs on one 4 Gbps FC port; the read channel
+saturates, the Flink job raises a PORT saturation alert) and `hyperv-vmq-10gbe` (two runs, VMQ off and on: the
+comparison). `sweep` waits until ClickHouse holds every raw sample; `analysed_sweep` also until the Flink analytics
+job has written a step row for every step. When the job is not running, the tests of the dashboards built on its
+results skip, saying so.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import requests
 
 from ioscale import topics
 from ioscale.stack.clickhouse import client
+
+from isolation import delete_rows, prefixed, unique
 
 SEED = 7
 SCENARIOS = ("demo", "hyperv-vmq-10gbe")
@@ -84,6 +87,7 @@ def _produce(stack) -> Sweep:
             end_ms = max(end_ms, engine.end_ms)
             for batch in engine.batches():
                 for topic, record in batch.records:
+                    record = prefixed(record)
                     producer.send(topic, record)
                     if record.get("event_type") == "RUN_STARTED":
                         runs.setdefault(name, []).append(record["run_id"])
@@ -92,7 +96,7 @@ def _produce(stack) -> Sweep:
                         last_sample = record
     producer.flush(60)
     assert last_sample is not None
-    return Sweep(runs, steps, f"it-superset-watermark-{start_ms}", last_sample, end_ms, producer)
+    return Sweep(runs, steps, unique("superset-watermark"), last_sample, end_ms, producer)
 
 
 def _wait(stack, sweep: Sweep, table: str, timeout_s: float, push: bool = False) -> dict[str, int]:
@@ -122,7 +126,7 @@ def sweep(stack):
     # The sweep's runs stay (they are real data, and the dashboards' screenshots show them); the marker goes.
     with client(stack.settings, stack.secrets, "admin") as ch:
         for table in MARKER_TABLES:
-            ch.command(f"DELETE FROM ioscale.{table} WHERE run_id = {{run:String}}", parameters={"run": s.marker_run})
+            delete_rows(ch, table, s.marker_run)
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,13 @@
 """Superset in the running stack: login, imported objects, SQL Lab and chart data against ClickHouse.
 
-Known rows go into ioscale.io_samples under a run_id unique to this test session, so the expected
-rates and latencies are exact whatever else the table holds; they are deleted afterwards.
+Known rows go into ioscale.io_samples under a run_id unique to this test session (isolation.unique), so the
+expected rates and latencies are exact whatever else the table holds; they are deleted afterwards.
 """
 
 from __future__ import annotations
 
 import json
 import secrets as pysecrets
-import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -19,6 +18,8 @@ from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import CLICKHOUSE_USERS
 from ioscale.stack.superset import DATABASE_NAME, LIVE_DASHBOARD_SLUG, SupersetComponent, api_session
 from ioscale.stack.superset_bundle import bundle_uuids, dashboard_chart_refs, load_sources
+
+from isolation import PREFIX, delete_rows, unique
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -49,7 +50,7 @@ def samples(stack):
     """Four rows of a fresh run: two 2 s intervals in two 10 s buckets, two targets, both directions."""
     import clickhouse_connect
 
-    run_id = f"it-superset-{uuid.uuid4().hex[:12]}"
+    run_id = unique("superset")
     # The live charts plot 10 s buckets: t0 starts one, t1 the next.
     now = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=60)
     t0 = now - timedelta(seconds=now.second % 10)
@@ -64,7 +65,7 @@ def samples(stack):
     columns = ["ts", "interval_ms", "run_id", "step_index", "host", "vm", "target", "direction", "ops", "bytes",
                "outstanding_ios", "errors", "latency_count", "latency_sum_ns", "latency_min_ns", "latency_max_ns"]
     data = [
-        [ts, INTERVAL_MS, run_id, 0, "host-1", "vm-1", target, direction, ops, nbytes, 4.0, 0,
+        [ts, INTERVAL_MS, run_id, 0, f"{PREFIX}host-1", "vm-1", target, direction, ops, nbytes, 4.0, 0,
          ops, ops * lat_ns, lat_ns // 2, lat_ns * 3]
         for ts, target, direction, ops, nbytes, lat_ns in rows
     ]
@@ -75,7 +76,7 @@ def samples(stack):
     client.insert("ioscale.io_samples", data, column_names=columns)
     yield {"run_id": run_id, "t0_ms": int(t0.timestamp() * 1000), "t1_ms": int(t1.timestamp() * 1000)}
     try:
-        client.command("DELETE FROM ioscale.io_samples WHERE run_id = {run_id:String}", parameters={"run_id": run_id})
+        delete_rows(client, "io_samples", run_id)
     finally:
         client.close()
 
