@@ -110,8 +110,26 @@ def test_applied_migration_whose_file_vanished_is_an_error(folder: Path) -> None
     ex = FakeExecutor()
     mig.apply(ex, folder, PLACEHOLDERS)
     (folder / "0002_create_table_b.sql").unlink()
-    with pytest.raises(mig.MigrationError, match="missing from the migrations folder: 0002_create_table_b.sql"):
+    with pytest.raises(mig.MigrationError, match=r"1 migration\(s\) the migrations folder no longer holds "
+                                                 r"\(0002_create_table_b.sql\)"):
         mig.apply(ex, folder, PLACEHOLDERS)
+
+
+def test_a_database_from_before_the_baseline_must_be_recreated(folder: Path) -> None:
+    """A ClickHouse set up by the chain the baseline replaced: some of its migrations are gone, some of the
+    files it applied now hold their final form. The error says to recreate the state, and how."""
+    ex = FakeExecutor()
+    ex.table = {"0001_create_database_ioscale.sql": mig.discover(folder)[0].sha256,  # unchanged
+                "0002_create_table_b.sql": "0" * 64,                                 # patched since, now folded in
+                "0003_alter_table_b_codec.sql": "1" * 64,                           # folded into 0002
+                "0004_backfill_b.sql": "2" * 64, "0005_optimize_b.sql": "3" * 64, "0006_alter_b.sql": "4" * 64}
+    with pytest.raises(mig.MigrationError) as err:
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert "4 migration(s) the migrations folder no longer holds (0003_alter_table_b_codec.sql, " \
+           "0004_backfill_b.sql, 0005_optimize_b.sql and 1 more)" in str(err.value)
+    assert "predates the folder's baseline" in str(err.value)
+    assert "`make down && rm -rf .ioscale/data`" in err.value.hint and "`make up`" in err.value.hint
+    assert ex.ddl == []  # nothing runs against such a database
 
 
 def test_failed_statement_is_not_recorded_and_stops_the_run(folder: Path) -> None:

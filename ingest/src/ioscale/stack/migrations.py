@@ -11,7 +11,9 @@ Rules (checked here, so a mistake fails `stack up` with a clear message rather t
 - Each applied file is recorded in ``ioscale_meta.schema_migrations`` with the sha256 of its *raw*
   content (before placeholders, so moving Kafka to another port does not "change" a migration).
   Once applied, a file must never change: a different checksum is an error. Fix forward with a new
-  migration. An applied migration whose file disappeared is an error too.
+  migration. An applied migration whose file disappeared is an error too: the folder starts from a
+  baseline (the schema's tables each created once, in their final form), and a database set up by
+  migrations from before that baseline must be recreated.
 - Write statements with ``IF NOT EXISTS``: a crash between the DDL and its bookkeeping row re-runs
   the statement on the next ``up``.
 
@@ -221,8 +223,23 @@ def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) 
 
 
 def check_history(migrations: Sequence[Migration], applied: Mapping[str, str]) -> None:
-    """Applied migrations must still exist, unchanged: the history is append-only."""
+    """Applied migrations must still exist, unchanged: the history is append-only.
+
+    Applied migrations the folder no longer has are checked first: a database built by migrations that
+    were since folded into a new baseline (their files gone, the files they patched changed) must be
+    recreated, and the error says so rather than asking for the old files back.
+    """
     by_name = {m.name: m for m in migrations}
+    gone = sorted(set(applied) - set(by_name))
+    if gone:
+        shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+        raise MigrationError(
+            f"this ClickHouse was set up by {len(gone)} migration(s) the migrations folder no longer holds "
+            f"({shown}): its state predates the folder's baseline and cannot be migrated to it",
+            hint="recreate the stack's state (this deletes the runs it holds): `make down && rm -rf .ioscale/data` "
+                 "(or $IOSCALE_HOME/data), then `make up`; with docker compose, `docker compose down -v`. "
+                 "Only if you deleted a migration file by mistake: restore it from git instead",
+        )
     changed = [m for m in migrations if m.name in applied and applied[m.name] != m.sha256]
     if changed:
         details = "; ".join(f"{m.name} (applied {applied[m.name][:12]}, file now {m.sha256[:12]})" for m in changed)
@@ -230,11 +247,4 @@ def check_history(migrations: Sequence[Migration], applied: Mapping[str, str]) -
             f"applied migration(s) changed since they ran: {details}",
             hint="migrations are append-only: restore the file as applied (git checkout) and put the "
                  "change in a new migration with the next number",
-        )
-    gone = sorted(set(applied) - set(by_name))
-    if gone:
-        raise MigrationError(
-            f"applied migration(s) missing from the migrations folder: {', '.join(gone)}",
-            hint="migrations are append-only: restore the file(s); to start over, stop ClickHouse and "
-                 "delete .ioscale/data/clickhouse",
         )
