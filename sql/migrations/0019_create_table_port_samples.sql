@@ -24,4 +24,4 @@ CREATE TABLE IF NOT EXISTS ioscale.port_samples
 ENGINE = ReplacingMergeTree(ingested_at)
 PARTITION BY toYYYYMM(ts)
 ORDER BY (run_id, step_index, host, port_id, queue, ts)
-TTL toDateTime(ts) + INTERVAL 400 DAY
+TTL toDateTime(ingested_at) + INTERVAL 400 DAY  -- by arrival, as io_samples (0010)

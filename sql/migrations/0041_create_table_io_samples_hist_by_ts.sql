@@ -4,8 +4,8 @@
 -- run (io_samples is ordered by source first: 18 M bucket counts for a 320-VM, one-hour run). The SQL
 -- library subtracts them from io_samples_hist_sums' per-step sums. Same identity and version as io_samples
 -- (ReplacingMergeTree on ingested_at): read with FINAL, it holds the rows io_samples FINAL holds. Filled by
--- io_samples_hist_by_ts_mv (0043), backfilled once (0045). hist: scheme-1 buckets as a Map; empty for other
--- schemes and for bucket arrays of unequal lengths (those sources are read from io_samples, see 0040).
+-- io_samples_hist_by_ts_mv (0043). hist: scheme-1 buckets as a Map; empty for other schemes and for bucket
+-- arrays of unequal lengths (those sources are read from io_samples, see 0040).
 -- ~45 MiB for that run (io_samples: ~60 MiB). index_granularity 1024: the rows outside a window are few.
 CREATE TABLE IF NOT EXISTS ioscale.io_samples_hist_by_ts
 (
@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS ioscale.io_samples_hist_by_ts
     vm            LowCardinality(String),
     target        LowCardinality(String),
     direction     LowCardinality(String),
-    hist          Map(UInt16, UInt64)    CODEC(ZSTD(1)),
+    hist          Map(UInt16, UInt64)    CODEC(T64, ZSTD(1)),   -- codecs as io_samples' buckets (0010)
     ingested_at   DateTime64(3, 'UTC')
 )
 ENGINE = ReplacingMergeTree(ingested_at)

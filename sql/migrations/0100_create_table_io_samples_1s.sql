@@ -1,13 +1,22 @@
--- I/O rollup per source and direction over 1s event-time windows: one row per (run, step, host, VM,
+-- The Flink analytics job's result tables (0100-0114) share these rules:
+-- - Written at least once (stream-jobs AnalyticsJob, sink ClickHouseSink): a window that fires again with
+--   late data, or a replay after a restart, inserts the row again. ReplacingMergeTree keeps one row per
+--   ORDER BY key (= the row's identity), the one with the largest `version` (samples merged, which only grows
+--   as a window or step takes in more data). Until a background merge runs, duplicates can coexist: read with
+--   FINAL, or argMax(column, version) grouped by the key.
+-- - The rollups (io_samples, io_fleet, cpu_samples, port_samples) come at three grains, 1 s, 10 s and 1 min,
+--   computed by one keyed operator, one table per grain. Each family's first table is written out in full;
+--   the other two are copies of it (CREATE TABLE ... AS: same columns, codecs, engine and keys) with their
+--   own TTL where it differs. 1 s rows are kept 90 days, 10 s and 1 min rows 400 days.
+-- - The rollups expire by emitted_at (when the row was computed), not by the window: a run imported from
+--   years ago would otherwise be dropped on insert.
+-- - Histogram columns use io_samples' codecs (0010).
+--
+-- I/O rollup per source and direction over 1 s event-time windows: one row per (run, step, host, VM,
 -- target, direction, window). Rates: ops / T, bytes / 10^6 / T, outstanding = sum(outstanding x interval) / T,
 -- T = max(window, longest sample interval). Latency: exact count/sum/min/max/mean from the samples' fields;
 -- quantiles from the merged histogram (sparse buckets kept, so rows merge further with sumMap), each with the
 -- too-few-samples flag (value = exact max when N < ceil(10 / (1 - q))).
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
 CREATE TABLE IF NOT EXISTS ioscale.io_samples_1s
 (
     window_start          DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1)),
@@ -31,8 +40,8 @@ CREATE TABLE IF NOT EXISTS ioscale.io_samples_1s
     latency_max_ns        UInt64                  CODEC(T64, ZSTD(1)),
     latency_mean_ns       Nullable(Float64)       CODEC(Gorilla, ZSTD(1)),
     latency_hist_scheme   UInt8,
-    latency_bucket_index  Array(UInt16)           CODEC(ZSTD(1)),
-    latency_bucket_count  Array(UInt64)           CODEC(ZSTD(1)),
+    latency_bucket_index  Array(UInt16)           CODEC(Delta, ZSTD(1)),
+    latency_bucket_count  Array(UInt64)           CODEC(T64, ZSTD(1)),
     latency_n             UInt64                  CODEC(T64, ZSTD(1)),
     p50_ns                UInt64                  CODEC(T64, ZSTD(1)),
     p90_ns                UInt64                  CODEC(T64, ZSTD(1)),
@@ -53,6 +62,4 @@ ENGINE = ReplacingMergeTree(version)
 PARTITION BY toYYYYMM(window_start)
 PRIMARY KEY (run_id, step_index, window_start)
 ORDER BY (run_id, step_index, window_start, host, vm, target, direction)
--- TTL on emitted_at (when the row was computed), not on the window: a run imported from years ago would
--- otherwise be dropped on insert.
 TTL toDateTime(emitted_at) + INTERVAL 90 DAY

@@ -1,12 +1,8 @@
--- Fleet-wide I/O per (run, step) over 1s event-time windows: every source, reads and writes together.
+-- Fleet-wide I/O per (run, step) over 1 s event-time windows: every source, reads and writes together.
 -- The histogram is the merge of all the window's samples, i.e. the histogram of every I/O: fleet percentiles
 -- are exact over buckets (within 1/256), never averages of per-VM percentiles. `sources` = distinct
 -- (host, VM, target) seen. Rates as in io_samples_1s: the fleet's iops is the sum over sources.
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+-- Rules of the result tables: see 0100.
 CREATE TABLE IF NOT EXISTS ioscale.io_fleet_1s
 (
     window_start          DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1)),
@@ -31,8 +27,8 @@ CREATE TABLE IF NOT EXISTS ioscale.io_fleet_1s
     latency_max_ns        UInt64                  CODEC(T64, ZSTD(1)),
     latency_mean_ns       Nullable(Float64)       CODEC(Gorilla, ZSTD(1)),
     latency_hist_scheme   UInt8,
-    latency_bucket_index  Array(UInt16)           CODEC(ZSTD(1)),
-    latency_bucket_count  Array(UInt64)           CODEC(ZSTD(1)),
+    latency_bucket_index  Array(UInt16)           CODEC(Delta, ZSTD(1)),
+    latency_bucket_count  Array(UInt64)           CODEC(T64, ZSTD(1)),
     latency_n             UInt64                  CODEC(T64, ZSTD(1)),
     p50_ns                UInt64                  CODEC(T64, ZSTD(1)),
     p90_ns                UInt64                  CODEC(T64, ZSTD(1)),
@@ -52,6 +48,4 @@ CREATE TABLE IF NOT EXISTS ioscale.io_fleet_1s
 ENGINE = ReplacingMergeTree(version)
 PARTITION BY toYYYYMM(window_start)
 ORDER BY (run_id, step_index, window_start)
--- TTL on emitted_at (when the row was computed), not on the window: a run imported from years ago would
--- otherwise be dropped on insert.
 TTL toDateTime(emitted_at) + INTERVAL 90 DAY

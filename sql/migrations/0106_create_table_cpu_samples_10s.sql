@@ -2,11 +2,7 @@
 -- total samples (cpu = -1), interval-weighted; a scope that reports only per-CPU samples gets their mean
 -- percentages and summed rates. max_cpu_utilization_pct / hottest_cpu: the busiest single logical CPU (NULL / -1
 -- without per-CPU samples), which shows an interrupt-bound CPU the total hides. NULL = not reported.
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+-- Rules of the result tables: see 0100.
 CREATE TABLE IF NOT EXISTS ioscale.cpu_samples_10s
 (
     window_start             DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1)),
@@ -37,6 +33,4 @@ ENGINE = ReplacingMergeTree(version)
 PARTITION BY toYYYYMM(window_start)
 PRIMARY KEY (run_id, step_index, window_start)
 ORDER BY (run_id, step_index, window_start, host, vm, scope)
--- TTL on emitted_at (when the row was computed), not on the window: a run imported from years ago would
--- otherwise be dropped on insert.
 TTL toDateTime(emitted_at) + INTERVAL 400 DAY

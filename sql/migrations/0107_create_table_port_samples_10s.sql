@@ -4,11 +4,7 @@
 -- FC: nominal Gbps class x 100 MB/s (8GFC = 800 MB/s); NIC/VMQ: bps / 8 x 1460/1538; SAS: bps / 10 (8b/10b);
 -- other: bps / 8 (LinkCapacityRule.java). capacity_source says which; NULL utilization = capacity unknown.
 -- Half-duplex links: both directions show (rx + tx) / capacity. queue = -1: the whole port.
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+-- Rules of the result tables: see 0100.
 CREATE TABLE IF NOT EXISTS ioscale.port_samples_10s
 (
     window_start          DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1)),
@@ -44,6 +40,4 @@ ENGINE = ReplacingMergeTree(version)
 PARTITION BY toYYYYMM(window_start)
 PRIMARY KEY (run_id, step_index, window_start)
 ORDER BY (run_id, step_index, window_start, host, port_id, queue)
--- TTL on emitted_at (when the row was computed), not on the window: a run imported from years ago would
--- otherwise be dropped on insert.
 TTL toDateTime(emitted_at) + INTERVAL 400 DAY

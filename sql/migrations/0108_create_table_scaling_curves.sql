@@ -5,11 +5,7 @@
 -- scaling from the first step (ScalingCurve), the Little's-law check (outstanding vs IOPS x mean latency) and
 -- the saturation verdict (SaturationDetector). Emitted when the watermark passes the step's end (STEP_ENDED).
 -- `load` is the x of the curve along `load_axis` (job option --load-axis). version = samples in the whole step.
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+-- Rules of the result tables: see 0100.
 CREATE TABLE IF NOT EXISTS ioscale.scaling_curves
 (
     run_id                      LowCardinality(String),
@@ -43,8 +39,8 @@ CREATE TABLE IF NOT EXISTS ioscale.scaling_curves
     latency_sum_ns              UInt64                    CODEC(T64, ZSTD(1)),
     latency_mean_ns             Nullable(Float64)         CODEC(Gorilla, ZSTD(1)),
     latency_max_ns              UInt64                    CODEC(T64, ZSTD(1)),
-    latency_bucket_index        Array(UInt16)             CODEC(ZSTD(1)),
-    latency_bucket_count        Array(UInt64)             CODEC(ZSTD(1)),
+    latency_bucket_index        Array(UInt16)             CODEC(Delta, ZSTD(1)),
+    latency_bucket_count        Array(UInt64)             CODEC(T64, ZSTD(1)),
     latency_n                   UInt64                    CODEC(T64, ZSTD(1)),
     p50_ns                      UInt64                    CODEC(T64, ZSTD(1)),
     p90_ns                      UInt64                    CODEC(T64, ZSTD(1)),

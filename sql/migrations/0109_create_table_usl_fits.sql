@@ -2,11 +2,7 @@
 -- completed so far: one row per (run, last step included), written each time a step completes, so the
 -- history of the fit stays; the current fit is the row with the largest through_step. peak_n / peak_x are NULL
 -- when there is no finite peak (kappa = 0: the curve rises towards lambda / sigma).
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+-- Rules of the result tables: see 0100.
 CREATE TABLE IF NOT EXISTS ioscale.usl_fits
 (
     run_id             LowCardinality(String),
@@ -29,7 +25,5 @@ CREATE TABLE IF NOT EXISTS ioscale.usl_fits
     emitted_at         DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1))
 )
 ENGINE = ReplacingMergeTree(version)
--- No TTL: a few rows per step, and a run's results are the product (runs imported from years ago included).
--- No PARTITION BY: a re-emitted row must meet the row it replaces, and replacement never crosses partitions
--- (its time columns may differ between emissions). The table is small: a few rows per step.
+-- No TTL, no PARTITION BY: as scaling_curves (0108).
 ORDER BY (run_id, through_step)

@@ -3,11 +3,7 @@
 -- state is long enough) | final (at the step's end). resource: 'port <host>/<port> RX', 'cpu <host>',
 -- 'device', or 'latency <objective>'; value/threshold: the number compared (utilization %, latency ns, latency
 -- growth %). alert_id = run/step/kind/phase/resource, the ORDER BY identity.
--- Written by the Flink analytics job (stream-jobs AnalyticsJob, sink ClickHouseSink) at least once: a window
--- that fires again with late data, or a replay after a restart, inserts the row again. ReplacingMergeTree
--- keeps one row per ORDER BY key (= the row's identity), the one with the largest `version` (samples merged,
--- which only grows as a window or step takes in more data). Until a background merge runs, duplicates can
--- coexist: read with FINAL, or argMax(column, version) grouped by the key.
+-- Rules of the result tables: see 0100.
 CREATE TABLE IF NOT EXISTS ioscale.alerts
 (
     alert_id    String                  CODEC(ZSTD(1)),
@@ -25,7 +21,5 @@ CREATE TABLE IF NOT EXISTS ioscale.alerts
     emitted_at  DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1))
 )
 ENGINE = ReplacingMergeTree(version)
--- No TTL: a few rows per step, and a run's results are the product (runs imported from years ago included).
--- No PARTITION BY: a re-emitted row must meet the row it replaces, and replacement never crosses partitions
--- (its time columns may differ between emissions). The table is small: a few rows per step.
+-- No TTL, no PARTITION BY: as scaling_curves (0108).
 ORDER BY (run_id, step_index, kind, phase, resource)

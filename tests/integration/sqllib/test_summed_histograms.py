@@ -1,5 +1,5 @@
 """The queries that read the per-step histogram sums (io_samples_hist_sums, io_samples_hist_by_ts; migrations
-0040-0045, issue 4) against the formulations they replaced, which merged every raw sample's buckets at each
+0040-0043, issue 4) against the formulations they replaced, which merged every raw sample's buckets at each
 call: the same rows and values, for every value of every parameter, on runs that take each path.
 
 reference_queries/ holds those formulations as they were before the sums (git history has them too; a copy
@@ -14,9 +14,9 @@ here keeps the oracle next to the test). The runs:
     edge_run's split copy  edge_run inserted again in two blocks: each key's sums in two rows, two parts (the
                            queries that sum a key's rows themselves instead of reading with FINAL)
 
-The counters and extremes of migrations 0130-0132 (scaling_curve_raw's and step_latency_five_nines' windows
-from the step_ts rows) are checked against io_samples at every grain, from the view and from the backfill, and
-a step whose counters do not cover its samples must take the raw path (last test: it alters edge_run).
+The counters and extremes of io_samples_hist_sums (scaling_curve_raw's and step_latency_five_nines' windows
+from the step_ts rows) are checked against io_samples at every grain, and a step whose counters do not cover its
+samples must take the raw path (last test: it alters edge_run).
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def test_sums_equal_the_raw_merge_and_flag_the_sample_sent_twice(stack, edge_run
 
 def test_every_grain_adds_up_the_same_samples(stack, edge_run) -> None:
     """The VM and fleet grains are the source grain summed (redelivery included, as one insert makes them all),
-    keys outside a grain hold their defaults, and only source_step keeps sample timestamps (0049's GROUPING
+    keys outside a grain hold their defaults, and only source_step keeps sample timestamps (the view's GROUPING
     SETS assign the grains by a bit mask: a wrong mask would swap or drop a grain)."""
     with client(stack.settings, stack.secrets, "reader") as ch:
         def rows(sql: str) -> list[tuple]:
@@ -245,9 +245,8 @@ def test_every_grain_adds_up_the_same_samples(stack, edge_run) -> None:
         ]
 
 
-MIGRATIONS = Path(__file__).resolve().parents[3] / "sql" / "migrations"
-SENTINEL_NS = 18446744073709551615   # io_samples_hist_sums.latency_min_ns when no sample counted I/Os (0130)
-#: The counters and extremes 0130 adds to every grain, as computed from io_samples rows.
+SENTINEL_NS = 18446744073709551615   # io_samples_hist_sums.latency_min_ns when no sample counted I/Os (0040)
+#: The counters and extremes io_samples_hist_sums keeps at every grain, as computed from io_samples rows.
 COUNTERS = {"ops": "sum(ops)", "bytes": "sum(bytes)", "latency_count": "sum(latency_count)",
             "latency_sum_ns": "sum(latency_sum_ns)", "interval_ms_total": "sum(interval_ms)",
             "latency_min_ns": f"min(if(latency_count > 0, latency_min_ns, {SENTINEL_NS}))",
@@ -275,7 +274,7 @@ def _counter_mismatches(ch, run_id: str, grain: str, summed_from: str) -> list[t
 
 @pytest.mark.parametrize("grain", list(GRAIN_KEYS))
 def test_counters_equal_the_raw_samples_at_every_grain(stack, edge_run, grain: str) -> None:
-    """0131's view sums each grain's counters and extremes as io_samples FINAL does, and counts them all."""
+    """The view (0042) sums each grain's counters and extremes as io_samples FINAL does, and counts them all."""
     with client(stack.settings, stack.secrets, "reader") as ch:
         summed = (f"SELECT {GRAIN_KEYS[grain]}, counted_samples, {', '.join(COUNTERS)}, outstanding_io_ms "
                   f"FROM ioscale.io_samples_hist_sums FINAL WHERE run_id = {{r:String}} AND grain = '{grain}' "
@@ -292,20 +291,6 @@ def test_counters_equal_the_raw_samples_at_every_grain(stack, edge_run, grain: s
                           f"WHERE run_id = {{r:String}} AND grain = '{grain}'", parameters={"r": edge_run}) == 0
 
 
-def test_backfill_computes_the_counters_the_view_computes(stack, edge_run) -> None:
-    """0132 (the backfill of rows summed before 0131) gives the counters the view gives: its SELECT, run on
-    this run's samples, matches io_samples FINAL at every grain (the view's side is the test above)."""
-    text = (MIGRATIONS / "0132_backfill_io_samples_hist_sums_counters.sql").read_text(encoding="utf-8")
-    select = text[text.index("SELECT\n"):].replace(
-        "FROM ioscale.io_samples FINAL\n", "FROM ioscale.io_samples FINAL WHERE run_id = {r:String}\n")
-    with client(stack.settings, stack.secrets, "reader") as ch:
-        for grain, keys in GRAIN_KEYS.items():
-            backfilled = (f"SELECT {keys}, counted_samples, {', '.join(COUNTERS)}, outstanding_io_ms "
-                          f"FROM ({select}) WHERE grain = '{grain}' AND step_index != 1")
-            got = _counter_mismatches(ch, edge_run, grain, backfilled)
-            assert got[0][0] > 0 and got[0][1] == 0, (grain, got)
-
-
 def test_sums_split_across_parts_give_the_same_answers(stack, edge_run) -> None:
     """lagging_vms and step_latency_outliers read io_samples_hist_sums without FINAL and sum a key's rows
     themselves (FINAL's cost follows the table's parts, see their Speed notes). A copy of edge_run inserted
@@ -316,7 +301,7 @@ def test_sums_split_across_parts_give_the_same_answers(stack, edge_run) -> None:
     copy = ("INSERT INTO ioscale.{table} SELECT * REPLACE ({split:String} AS run_id) FROM (SELECT * FROM "
             "ioscale.{table} WHERE run_id = {run:String}{and})")
     with client(stack.settings, stack.secrets, "admin") as admin:   # the reader cannot insert
-        # The table merges eagerly (migration 0134): its merges wait until the answers are checked.
+        # The table merges eagerly (migration 0040): its merges wait until the answers are checked.
         admin.command("SYSTEM STOP MERGES ioscale.io_samples_hist_sums")
         try:
             params = {"run": edge_run, "split": split_run}
@@ -335,10 +320,9 @@ def test_sums_split_across_parts_give_the_same_answers(stack, edge_run) -> None:
 
 
 def test_counters_not_covering_their_samples_take_the_raw_path(stack, edge_run) -> None:
-    """A sample time whose counters miss samples or hold some twice (counted_samples != samples: rows summed
-    before 0131, or a block that arrived while 0132 ran) sends its step to io_samples FINAL: the answers stay
-    the old ones. Simulated on step 0 by adding counters of one sample again, as an overlapping backfill
-    would (admin: the reader cannot insert). Runs last in this module; the step only changes path."""
+    """A sample time whose counters miss samples or hold some twice (counted_samples != samples: rows written
+    other than by the view) sends its step to io_samples FINAL: the answers stay the old ones. Simulated on
+    step 0 by adding counters of one sample again (admin: the reader cannot insert). Runs last in this module; the step only changes path."""
     with client(stack.settings, stack.secrets, "admin") as admin:
         admin.command("""
             INSERT INTO ioscale.io_samples_hist_sums

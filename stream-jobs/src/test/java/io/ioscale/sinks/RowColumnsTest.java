@@ -36,6 +36,8 @@ class RowColumnsTest {
     static final Path MIGRATIONS = Path.of("..", "sql", "migrations");
     private static final Pattern CREATE = Pattern.compile("CREATE TABLE IF NOT EXISTS ioscale\\.(\\w+)\\s*\\((.*?)\\n\\)",
             Pattern.DOTALL);
+    /** {@code CREATE TABLE ... AS}: a copy of another table's columns (the rollups' other grains). */
+    private static final Pattern COPY = Pattern.compile("CREATE TABLE IF NOT EXISTS ioscale\\.(\\w+) AS ioscale\\.(\\w+)");
     private static final Pattern COLUMN = Pattern.compile("^\\s{4}(\\w+)\\s+(.+?)\\s*(?:CODEC\\(.*\\))?\\s*(?:DEFAULT .*)?,?$",
             Pattern.MULTILINE);
 
@@ -66,7 +68,12 @@ class RowColumnsTest {
     static List<String> columns(String table) throws IOException {
         try (Stream<Path> files = Files.list(MIGRATIONS)) {
             for (Path p : (Iterable<Path>) files.sorted()::iterator) {
-                Matcher m = CREATE.matcher(Files.readString(p));
+                String sql = Files.readString(p);
+                Matcher copy = COPY.matcher(sql);
+                if (copy.find() && copy.group(1).equals(table)) {
+                    return columns(copy.group(2));
+                }
+                Matcher m = CREATE.matcher(sql);
                 if (m.find() && m.group(1).equals(table)) {
                     List<String> cols = new ArrayList<>();
                     Matcher c = COLUMN.matcher(m.group(2).replaceAll("--[^\\n]*", "").replaceAll("[ \\t]+\n", "\n"));
