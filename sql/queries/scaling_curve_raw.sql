@@ -97,7 +97,7 @@ WITH
     ) AS raw_steps,
     (
         -- Steps whose counters, min and max come from their step_ts rows (see sums): not in raw_steps, and
-        -- every sample time's counters cover its samples exactly (counted_samples, see 0130).
+        -- every sample time's counters cover its samples exactly (counted_samples, see 0040).
         SELECT groupArray(step_index)
         FROM (
             SELECT step_index
@@ -140,7 +140,7 @@ WITH
     ),
     sums AS (
         -- The step's counters and extremes over the step_ts rows inside its window (one per sample time, see
-        -- 0130: the window's samples exactly, min and max included) ...
+        -- 0040: the window's samples exactly, min and max included) ...
         SELECT
             step_index,
             sum(ops)                                                      AS ops,

@@ -87,7 +87,7 @@ WITH
     ) AS raw_pairs,
     (
         -- Steps whose counters, min and max come from the step_ts rows inside their window (one per sample
-        -- time, the window's samples exactly: see 0130): ended, no raw pair, every sample time's counters
+        -- time, the window's samples exactly: see 0040): ended, no raw pair, every sample time's counters
         -- covering its samples (counted_samples), all directions asked for. The others are merged from
         -- io_samples FINAL as before.
         SELECT groupArrayIf(step_index, summed)

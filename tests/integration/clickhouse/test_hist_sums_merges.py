@@ -1,4 +1,4 @@
-"""io_samples_hist_sums keeps few parts (migration 0134): the SQL library reads it up to five times per query
+"""io_samples_hist_sums keeps few parts (migration 0040): the SQL library reads it up to five times per query
 without FINAL, and each of its parts costs every read. Small parts of similar size, the shape a run's ingest
 leaves, must merge on their own, where the server-wide merge_selector_base of 20 would leave them apart."""
 

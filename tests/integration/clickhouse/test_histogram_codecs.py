@@ -1,5 +1,5 @@
-"""Histogram columns are stored through T64 (counts) and Delta (indexes) before ZSTD (migrations 0046-0048,
-0115-0121): cheaper merges for wide, fio-like histograms. These codecs must be lossless over the whole range
+"""Histogram columns are stored through T64 (counts) and Delta (indexes) before ZSTD (as io_samples, migration
+0010, explains): cheaper merges for wide, fio-like histograms. These codecs must be lossless over the whole range
 a bucket count can take, through inserts and merges, in every table that keeps a histogram."""
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def test_bucket_representatives_use_the_histogram_modules_expression(q: NamedQue
         assert q.sql[start:start + len(expected)] == expected
 
 
-#: Queries whose histograms come from the per-step sums (migrations 0040-0045) minus the samples outside the window
+#: Queries whose histograms come from the per-step sums (migrations 0040-0043) minus the samples outside the window
 #: (lagging_vms and step_latency_outliers at grain source read step_windows instead, see the tests at the end).
 SUMMED = ("step_latency_five_nines", "scaling_curve_raw", "step_latency_histogram")
 #: The raw samples' buckets, as every query merged them before the sums existed (scheme 1 only).
