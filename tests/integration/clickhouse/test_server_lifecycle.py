@@ -1,4 +1,5 @@
-"""A second, private ClickHouse server process (own state directory, free ports): start, SIGTERM, restart.
+"""A second, private ClickHouse server process (own state directory, free ports; conftest's private_server):
+start, SIGTERM, restart.
 
 It does not touch the stack's ClickHouse, and it creates no Kafka tables (those would join the
 stack's consumer groups). Needs only the venv; timings are printed (run with ``-s`` to see them).
@@ -6,10 +7,6 @@ stack's consumer groups). Needs only the venv; timings are printed (run with ``-
 
 from __future__ import annotations
 
-import dataclasses
-import secrets
-import socket
-import sys
 import time
 from pathlib import Path
 
@@ -17,17 +14,8 @@ import pytest
 
 from ioscale.stack import process
 from ioscale.stack.clickhouse import ClickHouseComponent, client
-from ioscale.stack.component import StackContext
-from ioscale.stack.progress import SilentProgress
-from ioscale.stack.settings import SECRET_NAMES, StackSettings, repo_root
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:
@@ -35,26 +23,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise AssertionError("no VmRSS")
-
-
-@pytest.fixture
-def private_server(tmp_path: Path):
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "venv").symlink_to(Path(sys.prefix))  # settings.venv_python lives under home
-    env = {"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": str(home),
-           "IOSCALE_CLICKHOUSE_HTTP_PORT": str(free_port()), "IOSCALE_CLICKHOUSE_TCP_PORT": str(free_port())}
-    settings = StackSettings.from_env(env)
-    ctx = StackContext(settings, {n: secrets.token_urlsafe(16) for n in SECRET_NAMES}, SilentProgress())
-    comp = ClickHouseComponent(ctx)
-    comp.install()
-    comp.prepare()
-    # A non-UTC host zone: the server must still answer in UTC (config.xml <timezone>).
-    (spec,) = comp.processes()
-    spec = dataclasses.replace(spec, env={**spec.env, "TZ": "America/New_York"})
-    comp.processes = lambda: [spec]  # type: ignore[method-assign]
-    yield comp, spec
-    process.stop(spec)
 
 
 def start(comp: ClickHouseComponent, spec) -> tuple[int, float]:
