@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ioscale.stack import flink
+from ioscale.stack import flink, flink_state
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import FlinkComponent, StreamJob, jar_is_stale, job_states, render_config, should_submit
 from ioscale.stack.progress import SilentProgress
@@ -513,6 +513,7 @@ def test_prepare_stops_only_a_taskmanager_orphaned_by_its_jobmanager(tmp_path, m
 def test_prepare_clears_runtime_caches_only_when_flink_is_down(tmp_path, monkeypatch, jm_running, kept):
     c = _component(tmp_path)
     monkeypatch.setattr(flink.process, "is_running", lambda spec: jm_running and spec.name == "flink-jobmanager")
+    flink_state.check(c.data)  # the checkpoint below is of these jobs' state format
     for rel in ("blobs/job_1/blob_p-1", "tmp/spill", "web/upload/x_ioscale-stream-jobs.jar", "checkpoints/j1/chk-3/m"):
         (c.data / rel).parent.mkdir(parents=True, exist_ok=True)
         (c.data / rel).write_text("x")

@@ -58,6 +58,7 @@ from ioscale.stack.commands import run_logged
 from ioscale.stack import process
 from ioscale.stack.component import Component, Endpoint, Health
 from ioscale.stack import analytics_config
+from ioscale.stack import flink_state
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.settings import CLICKHOUSE_USERS, StackSettings
 
@@ -322,6 +323,7 @@ class FlinkComponent(Component):
         rendered = render_config((template_dir / "config.yaml").read_text(), self.settings, self.data, self.rpc_port)
         self._stop_orphaned_taskmanager()
         self._clear_runtime_caches()
+        flink_state.check(self.data)
         self.conf_dir.mkdir(parents=True, exist_ok=True)
         for sub in (*RUNTIME_CACHE_DIRS, "work", "checkpoints", "savepoints"):
             (self.data / sub).mkdir(parents=True, exist_ok=True)
