@@ -49,10 +49,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ioscale import topics
-from ioscale.avro_wire import AvroEncoder
+from ioscale.wire import topics
+from ioscale.wire.avro_wire import AvroEncoder
 from ioscale.histogram import LatencyHistogram
-from ioscale.producer import TelemetryProducer
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack import process
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets

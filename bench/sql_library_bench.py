@@ -41,7 +41,7 @@ from dataclasses import replace
 from typing import Any
 
 from ioscale import sqllib, topics
-from ioscale.producer import TelemetryProducer
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for
 from ioscale.stack.clickhouse import client

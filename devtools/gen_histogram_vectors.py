@@ -1,6 +1,6 @@
 """Writes schema/histogram_vectors.tsv, the golden vectors of latency histogram scheme 1.
 
-Both test suites read that one file: tests/unit/histogram/test_histogram.py (pytest) and
+Both test suites read that one file: tests/unit/test_histogram.py (pytest) and
 stream-jobs/src/test/java/io/ioscale/histogram/LatencyHistogramTest.java (JUnit).
 
 Independence from the code under test: this module does NOT import ioscale.histogram. It rebuilds the
@@ -13,8 +13,8 @@ HAND_CHECKED were worked out by hand (the arithmetic is in the comments); the ge
 table agrees with every one of them before it writes anything.
 
 Usage (from the repository root):
-    python -m ioscale.tools.gen_histogram_vectors            # rewrite schema/histogram_vectors.tsv
-    python -m ioscale.tools.gen_histogram_vectors --check    # exit 1 if the file differs from a fresh render
+    python devtools/gen_histogram_vectors.py            # rewrite schema/histogram_vectors.tsv
+    python devtools/gen_histogram_vectors.py --check    # exit 1 if the file differs from a fresh render
 """
 
 from __future__ import annotations
@@ -275,9 +275,9 @@ REQUIRED_N_QS = ["0", "0.25", "0.5", "0.9", "0.95", "0.99", "0.999", "0.9999", "
 
 HEADER = """\
 # Golden vectors of ioscale latency histogram scheme 1 (log-linear, 7 sub-bucket bits, nanoseconds).
-# Read by tests/unit/histogram/test_histogram.py (pytest) and
+# Read by tests/unit/test_histogram.py (pytest) and
 # stream-jobs/src/test/java/io/ioscale/histogram/LatencyHistogramTest.java (JUnit); never retype them.
-# Written by ingest/src/ioscale/tools/gen_histogram_vectors.py from an independent reference (a table of
+# Written by devtools/gen_histogram_vectors.py from an independent reference (a table of
 # bucket bounds searched by bisection, not ioscale.histogram); do not edit by hand, rerun the generator.
 #
 # Format: UTF-8 text, one vector per line, fields separated by a single TAB. Lines starting with '#' and
@@ -360,7 +360,7 @@ def render() -> str:
 
 
 def default_path() -> Path:
-    return Path(__file__).resolve().parents[4] / "schema" / "histogram_vectors.tsv"
+    return Path(__file__).resolve().parents[1] / "schema" / "histogram_vectors.tsv"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.path.read_text(encoding="utf-8") if args.path.exists() else ""
         if current != text:
-            print(f"{args.path} is stale: rerun python -m ioscale.tools.gen_histogram_vectors", file=sys.stderr)
+            print(f"{args.path} is stale: rerun python devtools/gen_histogram_vectors.py", file=sys.stderr)
             return 1
         return 0
     args.path.write_text(text, encoding="utf-8")

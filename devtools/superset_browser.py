@@ -270,7 +270,7 @@ def browser(settings: Any, secrets: dict[str, str]) -> Iterator[SupersetBrowser]
         yield b
 
 
-def _main() -> None:  # python -m ioscale.stack.superset_browser <slug> <expected charts> [run id | filter json] [png]
+def _main() -> None:  # python devtools/superset_browser.py <slug> <expected charts> [run id | filter json] [png]
     import sys
 
     from ioscale.stack.settings import StackSettings, load_secrets

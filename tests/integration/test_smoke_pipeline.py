@@ -17,10 +17,10 @@ import requests
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
-from ioscale import avro_wire, schemas, topics
-from ioscale.producer import TelemetryProducer
+from ioscale.wire import avro_wire, schemas, topics
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack.kafka import ensure_topics
-from ioscale.topics import TopicSpec
+from ioscale.wire.topics import TopicSpec
 
 
 def _sample(run_id: str, i: int) -> dict:

@@ -17,7 +17,7 @@ from confluent_kafka.admin import AdminClient
 
 from ioscale.stack.clickhouse import client
 from ioscale.stack.kafka import ensure_topics
-from ioscale.topics import TopicSpec
+from ioscale.wire.topics import TopicSpec
 
 MESSAGES = 2000
 PARTITIONS = 3

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.collectors.fio_runner import run_fio
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

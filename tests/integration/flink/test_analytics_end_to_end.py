@@ -25,9 +25,9 @@ import pytest
 import requests
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.histogram import LatencyHistogram
-from ioscale.producer import TelemetryProducer
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent

@@ -17,8 +17,8 @@ import uuid
 
 import pytest
 
-from ioscale import topics
-from ioscale.producer import TelemetryProducer
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent

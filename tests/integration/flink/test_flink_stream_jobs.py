@@ -15,7 +15,7 @@ from datetime import datetime
 import requests
 from confluent_kafka import Producer
 
-from ioscale import avro_wire, topics
+from ioscale.wire import avro_wire, topics
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import FlinkComponent
 from ioscale.stack.progress import SilentProgress

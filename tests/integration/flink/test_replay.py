@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
-from ioscale import topics
-from ioscale.producer import TelemetryProducer
-from ioscale.replay import analyze, result_rows, run_span
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
+from ioscale.provision.replay import analyze, result_rows, run_span
 from ioscale.simulator import make_engine
 from ioscale.stack.clickhouse import client
 from ioscale.stack.component import StackContext

@@ -28,7 +28,7 @@ import pytest
 
 from ioscale import sqllib, topics
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
-from ioscale.producer import TelemetryProducer
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
 
 INTERVAL_MS = 1000

@@ -16,7 +16,7 @@ import pytest
 
 from ioscale import sqllib
 from ioscale.stack.clickhouse import client
-from ioscale.stack.settings import repo_root
+from ioscale.paths import repo_root
 
 MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_curves.sql",
               "0109_create_table_usl_fits.sql", "0110_create_table_alerts.sql")

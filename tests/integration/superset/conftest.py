@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 import pytest
 import requests
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.stack.clickhouse import client
 
 SEED = 7
@@ -63,7 +63,7 @@ def _flink_job_running(stack) -> bool:
 
 
 def _produce(stack) -> Sweep:
-    from ioscale.producer import TelemetryProducer
+    from ioscale.wire.producer import TelemetryProducer
     from ioscale.simulator import get_scenario
     from ioscale.simulator.engine import Engine
 

@@ -13,7 +13,7 @@ import pytest
 
 from ioscale.stack.clickhouse import client
 from ioscale.stack.superset import DASHBOARD_SLUGS, api_session
-from ioscale.stack.superset_bundle import dashboard_chart_refs, load_sources
+from ioscale.provision.superset_bundle import dashboard_chart_refs, load_sources
 
 pytestmark = pytest.mark.timeout(900)
 

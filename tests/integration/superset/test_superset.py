@@ -18,7 +18,7 @@ from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import CLICKHOUSE_USERS
 from ioscale.stack.superset import DATABASE_NAME, LIVE_DASHBOARD_SLUG, SupersetComponent, api_session
-from ioscale.stack.superset_bundle import bundle_uuids, dashboard_chart_refs, load_sources
+from ioscale.provision.superset_bundle import bundle_uuids, dashboard_chart_refs, load_sources
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.collectors.linux import (
     Snapshot,
     Tagging,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.collectors.linux import (
     Interrupts,
     IrqLine,

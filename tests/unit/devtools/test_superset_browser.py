@@ -1,10 +1,10 @@
-"""ioscale.stack.superset_browser without a browser: the native-filter state it opens dashboards with."""
+"""devtools/superset_browser.py without a browser: the native-filter state it opens dashboards with."""
 
 from __future__ import annotations
 
 import pytest
 
-from ioscale.stack.superset_browser import CHROMIUM_FLAGS, ChartState, SupersetBrowser, _filter_state
+from superset_browser import CHROMIUM_FLAGS, ChartState, SupersetBrowser, _filter_state
 
 
 def test_native_filter_values_become_superset_data_mask():

@@ -6,7 +6,7 @@ import pytest
 
 from ioscale.cli import main
 from ioscale.errors import ConfigError
-from ioscale.stack import analytics_config as ac
+from ioscale.provision import analytics_config as ac
 
 
 @pytest.mark.parametrize("spec", ["p99.999 < 2 ms", "p99 < 500us; mean <= 1ms", "max<1s", "P50 < 0.5 ms",

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ioscale.errors import ConfigError
-from ioscale.stack.external import user_statements
+from ioscale.provision.external import user_statements
 from ioscale.stack.settings import CLICKHOUSE_USERS
 
 REPO = Path(__file__).resolve().parents[3]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ioscale.stack import migrations as mig
+from ioscale.provision import migrations as mig
 from ioscale.stack.settings import StackSettings, repo_root
 
 PLACEHOLDERS = {"kafka_bootstrap": "127.0.0.1:9092", "registry_url": "http://127.0.0.1:8081"}

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ioscale import replay
+from ioscale.provision import replay
 from ioscale.errors import IoscaleError
-from ioscale.stack import analytics_config
+from ioscale.provision import analytics_config
 from ioscale.stack.settings import StackSettings
 
 REPO = Path(__file__).resolve().parents[3]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ioscale.stack import superset_alerts as sa
-from ioscale.stack.superset_bundle import load_sources
+from ioscale.provision import superset_alerts as sa
+from ioscale.provision.superset_bundle import load_sources
 
 REPO = Path(__file__).resolve().parents[3]
 ALERTS = REPO / "superset" / "alerts"

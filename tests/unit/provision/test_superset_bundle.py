@@ -13,7 +13,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from ioscale.stack import superset_bundle as sb
+from ioscale.provision import superset_bundle as sb
 from ioscale.stack.superset import DASHBOARD_SLUGS, DATABASE_NAME, LIVE_DASHBOARD_SLUG
 
 REPO = Path(__file__).resolve().parents[3]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from ioscale.stack import clickhouse_server as srv
+from ioscale.services import clickhouse_server as srv
 
 
 def test_hang_up_clients_cuts_accepted_connections_only_on_our_ports() -> None:

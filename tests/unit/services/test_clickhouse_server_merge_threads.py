@@ -9,7 +9,7 @@ import os
 import threading
 from pathlib import Path
 
-from ioscale.stack import clickhouse_server as srv
+from ioscale.services import clickhouse_server as srv
 
 PR_SET_NAME = 15
 
@@ -82,7 +82,7 @@ def test_wait_for_stop_ticks_while_it_waits() -> None:
 
 _DROP_CHECK = """
 import os, sys, threading
-from ioscale.stack import clickhouse_server as srv
+from ioscale.services import clickhouse_server as srv
 had = int(open("/proc/self/status").read().split("CapEff:")[1].split()[0], 16) >> srv.CAP_SYS_NICE & 1
 dropped = srv.drop_capability(srv.CAP_SYS_NICE)
 result = {}

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ioscale.notifier import Notifier, WebhookSender, format_alert
+from ioscale.services.notifier import Notifier, WebhookSender, format_alert
 
 ALERT = {"alert_id": "r1/3/saturation/live/port h1/fc0 RX", "kind": "saturation", "severity": "warning",
          "run_id": "r1", "step_index": 3, "resource": "port h1/fc0 RX", "version": 20,

@@ -7,8 +7,8 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from ioscale import schemas, topics
-from ioscale.avro_wire import AvroEncoder
+from ioscale.wire import schemas, topics
+from ioscale.wire.avro_wire import AvroEncoder
 from ioscale.simulator import list_scenarios, make_engine, run_simulation, simulate
 from ioscale.simulator.runner import BLOCK_RECORDS
 

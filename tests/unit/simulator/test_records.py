@@ -12,7 +12,7 @@ import fastavro
 import fastavro.validation
 import pytest
 
-from ioscale import schemas, topics
+from ioscale.wire import schemas, topics
 from ioscale.histogram import LatencyHistogram, bucket_index, bucket_lower_ns, bucket_upper_ns
 from ioscale.simulator import get_scenario, list_scenarios, simulate
 

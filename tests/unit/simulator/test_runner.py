@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.simulator import run_simulation, simulate
 
 START_MS = 1_767_225_600_000

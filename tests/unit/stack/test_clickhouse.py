@@ -144,7 +144,7 @@ def test_migration_placeholders_follow_settings(settings: StackSettings) -> None
 
 
 def test_keep_alive_query_starts_both_listeners_and_stops_on_the_flag() -> None:
-    from ioscale.stack import clickhouse_server as srv
+    from ioscale.services import clickhouse_server as srv
 
     sql = srv.serve_sql()
     assert sql.index("SYSTEM START LISTEN HTTP") < sql.index("SYSTEM START LISTEN TCP") < sql.index("SELECT")
@@ -152,7 +152,7 @@ def test_keep_alive_query_starts_both_listeners_and_stops_on_the_flag() -> None:
 
 
 def test_server_reads_data_path_from_config(tmp_path: Path) -> None:
-    from ioscale.stack import clickhouse_server as srv
+    from ioscale.services import clickhouse_server as srv
 
     cfg = tmp_path / "config.xml"
     cfg.write_text("<clickhouse><path>/var/x/ch/</path><timezone>UTC</timezone></clickhouse>")

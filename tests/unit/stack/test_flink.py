@@ -268,7 +268,7 @@ def test_configure_redeploys_a_running_job_whose_settings_changed(tmp_path, monk
     c.configure()
     assert calls == []
 
-    from ioscale.stack import analytics_config
+    from ioscale.provision import analytics_config
     analytics_config.save(c.settings.home, {"slo": "p99.999 < 2 ms"})
     c.configure()
     assert calls == ["build", ("ioscale-analytics", "id-ioscale-analytics", ["arguments changed: slo"])]
@@ -339,7 +339,7 @@ def test_submit_records_what_it_deployed_for_the_stack_jobs_only(tmp_path, monke
 
 
 def test_analytics_settings_reach_the_job_arguments(tmp_path):
-    from ioscale.stack import analytics_config
+    from ioscale.provision import analytics_config
     s = _settings(tmp_path)
     analytics_config.save(s.home, {"saturation": "port-utilization-pct=90", "slo": "p99.999 < 2 ms"})
     job = {j.name: j for j in flink.stream_jobs(s)}["ioscale-analytics"]

@@ -1,6 +1,6 @@
-"""ioscale.avro_fast writes exactly the bytes fastavro writes, and fastavro reads them back to the same record.
+"""ioscale.wire.avro_fast writes exactly the bytes fastavro writes, and fastavro reads them back to the same record.
 
-Oracle: fastavro's schemaless_writer (the generic path, ioscale.avro_wire.AvroEncoder.encode) on the same
+Oracle: fastavro's schemaless_writer (the generic path, ioscale.wire.avro_wire.AvroEncoder.encode) on the same
 records. Random records with fixed seeds (hypothesis is not a dependency) cover the edges the varint and
 assembly code can get wrong: empty and long histograms, counts up to 2^63 - 1, negative values (zigzag),
 -2^63, multi-byte UTF-8, NUL, empty strings, NaN / inf / -0.0, non-empty maps, every enum symbol, and
@@ -21,9 +21,9 @@ import fastavro
 import numpy as np
 import pytest
 
-from ioscale import schemas, topics
-from ioscale.avro_fast import BatchEncoder, Unsupported, compile_schema, varint
-from ioscale.avro_wire import AvroEncoder, split
+from ioscale.wire import schemas, topics
+from ioscale.wire.avro_fast import BatchEncoder, Unsupported, compile_schema, varint
+from ioscale.wire.avro_wire import AvroEncoder, split
 
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the helper module beside this file
 from random_records import SCHEMA_ID, rand_records, same  # noqa: E402

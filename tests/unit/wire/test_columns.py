@@ -1,4 +1,4 @@
-"""Column blocks (ioscale.columns) encode to the bytes fastavro writes for the records they stand for.
+"""Column blocks (ioscale.wire.columns) encode to the bytes fastavro writes for the records they stand for.
 
 Oracle: `block.to_records()` -- the dicts a sink without block support receives -- encoded one by one
 by fastavro. Blocks are built at random from every column form (constants, numpy arrays of several
@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ioscale import schemas, topics
-from ioscale.avro_wire import AvroEncoder
-from ioscale.columns import Coded, Const, Ragged, RecordBlock, column_values, concat
-from ioscale.producer import block_keys, source_key
+from ioscale.wire import schemas, topics
+from ioscale.wire.avro_wire import AvroEncoder
+from ioscale.wire.columns import Coded, Const, Ragged, RecordBlock, column_values, concat
+from ioscale.wire.producer import block_keys, source_key
 
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the helper module beside this file
 from random_records import SCHEMA_ID, rand_double, rand_int, rand_string, rand_value, same  # noqa: E402

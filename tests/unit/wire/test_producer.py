@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from ioscale import producer as producer_mod
-from ioscale import schemas, topics
+from ioscale.wire import producer as producer_mod
+from ioscale.wire import schemas, topics
 from ioscale.errors import IoscaleError
-from ioscale.producer import TelemetryProducer, source_key
-from ioscale.publish import publish_import
+from ioscale.wire.producer import TelemetryProducer, source_key
+from ioscale.wire.publish import publish_import
 from ioscale.simulator import make_engine
 
 START_MS = 1_767_225_600_000
@@ -173,7 +173,7 @@ def test_delivery_reports_are_for_failures_only(make_producer):
 
 
 def test_publish_import_sends_batches_with_the_bytes_of_single_sends(make_producer, monkeypatch):
-    monkeypatch.setattr("ioscale.publish.PUBLISH_BATCH", 7)
+    monkeypatch.setattr("ioscale.wire.publish.PUBLISH_BATCH", 7)
     recs = [(t, r) for b in engine_batches() for t, r in b.records]
     result = SimpleNamespace(run_id="r", errors=[], **{
         name: [r for t, r in recs if t == topic] for name, topic in (

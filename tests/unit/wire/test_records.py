@@ -1,4 +1,4 @@
-"""The TypedDicts in ioscale.model and the Avro schemas in schema/ name the same fields."""
+"""The TypedDicts in ioscale.wire.records and the Avro schemas in schema/ name the same fields."""
 
 import json
 import typing
@@ -7,12 +7,12 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from ioscale import model, schemas, topics
+from ioscale.wire import records, schemas, topics
 
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "schema"
 
 
-@pytest.mark.parametrize("record_type,file_name", list(model.SCHEMA_FILES.items()), ids=lambda x: getattr(x, "__name__", x))
+@pytest.mark.parametrize("record_type,file_name", list(records.SCHEMA_FILES.items()), ids=lambda x: getattr(x, "__name__", x))
 def test_typed_dict_fields_equal_avro_fields(record_type, file_name):
     schema = json.loads((SCHEMA_DIR / file_name).read_text())
     assert list(typing.get_type_hints(record_type)) == [f["name"] for f in schema["fields"]]

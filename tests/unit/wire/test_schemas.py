@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ioscale.registry.canonical import parse_schema
-from ioscale.registry.compat import PreviousSchema, check_compatibility
+from ioscale.services.registry.canonical import parse_schema
+from ioscale.services.registry.compat import PreviousSchema, check_compatibility
 
 REPO = Path(__file__).resolve().parents[3]
 SCHEMAS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "schema").glob("*.avsc"))

@@ -55,7 +55,7 @@ def print_endpoints(rows: list[tuple[str, str]]) -> None:
 
 def _cmd_config(args: argparse.Namespace) -> int:
     from ioscale.errors import ConfigError
-    from ioscale.stack import analytics_config
+    from ioscale.provision import analytics_config
     from ioscale.stack.settings import StackSettings
 
     home = StackSettings.from_env().home
@@ -84,7 +84,7 @@ def _cmd_config(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from ioscale.demo import run_demo
+    from ioscale.cli.demo import run_demo
 
     return run_demo(scenario=args.scenario, seed=args.seed, speed=args.speed)
 
@@ -98,7 +98,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"{'':<24} reproduces: {sc.reproduces}")
         return 0
     get_scenario(args.scenario)  # unknown name: error before connecting anywhere
-    from ioscale.producer import TelemetryProducer
+    from ioscale.wire.producer import TelemetryProducer
 
     bootstrap, registry = _endpoints(args)
     producer = TelemetryProducer(bootstrap, registry)
@@ -137,8 +137,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
     else:
         from confluent_kafka import Producer
 
-        from ioscale.producer import TelemetryProducer
-        from ioscale.publish import publish_import
+        from ioscale.wire.producer import TelemetryProducer
+        from ioscale.wire.publish import publish_import
 
         bootstrap, registry = _endpoints(args)
         producer = TelemetryProducer(bootstrap, registry)
@@ -157,7 +157,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def _analyze(run_id: str, wait_for_samples: int = 0, timeout_s: float = 1800.0) -> None:
     import time
 
-    from ioscale.replay import analyze
+    from ioscale.provision.replay import analyze
     from ioscale.stack.clickhouse import client
     from ioscale.stack.component import StackContext
     from ioscale.stack.flink import FlinkComponent
@@ -186,9 +186,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 def _cmd_admin(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ioscale.stack.external import ExternalTargets, init_external
+    from ioscale.provision.external import ExternalTargets, init_external
     from ioscale.stack.progress import Progress
-    from ioscale.stack.settings import repo_root
+    from ioscale.paths import repo_root
 
     targets = ExternalTargets(
         kafka_bootstrap=args.kafka_bootstrap, registry_url=args.registry_url, clickhouse_url=args.clickhouse_url,
@@ -217,7 +217,7 @@ def _cmd_sql(args: argparse.Namespace) -> int:
 
 
 def _cmd_alerts(args: argparse.Namespace) -> int:
-    from ioscale.notifier import Notifier, WebhookSender, watch
+    from ioscale.services.notifier import Notifier, WebhookSender, watch
 
     bootstrap, _ = _endpoints(args)
     notifier = Notifier(webhook=WebhookSender(args.webhook) if args.webhook else None)
@@ -233,7 +233,7 @@ def _cmd_alerts(args: argparse.Namespace) -> int:
 
 def _cmd_collect(args: argparse.Namespace) -> int:
     from ioscale.collectors.linux import collect_linux
-    from ioscale.producer import TelemetryProducer
+    from ioscale.wire.producer import TelemetryProducer
 
     bootstrap, registry = _endpoints(args)
     producer = TelemetryProducer(bootstrap, registry)
@@ -247,7 +247,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ioscale.collectors.fio_runner import report_totals, run_fio
-    from ioscale.producer import TelemetryProducer
+    from ioscale.wire.producer import TelemetryProducer
 
     sweep = None
     if args.sweep:

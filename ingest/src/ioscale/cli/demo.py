@@ -20,7 +20,7 @@ def _progress(p) -> None:
 
 def run_demo(scenario: str = "demo", seed: int = 1, speed: float = 1.0) -> int:
     from ioscale.cli import print_endpoints
-    from ioscale.producer import TelemetryProducer
+    from ioscale.wire.producer import TelemetryProducer
     from ioscale.simulator import get_scenario, run_simulation
 
     launcher = Launcher()

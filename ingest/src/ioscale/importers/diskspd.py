@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ioscale.model import CpuSample, CpuScope, IoSample
+from ioscale.wire.records import CpuSample, CpuScope, IoSample
 from ioscale.importers.common import (
     UNKNOWN_HOST,
     ImportResult,

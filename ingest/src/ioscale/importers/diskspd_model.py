@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ioscale.model import Direction
+from ioscale.wire.records import Direction
 from ioscale.importers.common import Issues, checked_pct, checked_time_ms, decimal_ms_to_ns
 
 DIRECTIONS: tuple[Direction, Direction] = ("READ", "WRITE")

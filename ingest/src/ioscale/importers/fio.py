@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ioscale.histogram import LatencyHistogram
-from ioscale.model import Direction
+from ioscale.wire.records import Direction
 from ioscale.importers.common import (
     INT64_MAX,
     UNKNOWN_HOST,

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ioscale.histogram import LatencyHistogram
-from ioscale.model import Direction
+from ioscale.wire.records import Direction
 from ioscale.importers.common import (
     INT64_MAX,
     UNKNOWN_HOST,

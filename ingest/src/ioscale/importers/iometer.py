@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Sequence
 
-from ioscale.model import Direction
+from ioscale.wire.records import Direction
 from ioscale.importers.common import (
     UNKNOWN_HOST,
     ImportResult,

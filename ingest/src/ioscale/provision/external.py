@@ -62,8 +62,8 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     import clickhouse_connect
     from confluent_kafka.admin import AdminClient
 
-    from ioscale import schemas, topics
-    from ioscale.stack import migrations
+    from ioscale.wire import schemas, topics
+    from ioscale.provision import migrations
     from ioscale.stack.kafka import ensure_topics
 
     created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS)
@@ -83,7 +83,7 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     ui.done("clickhouse: users ioscale_ingest, ioscale_flink, ioscale_reader ready")
 
     if targets.superset_bundle_out:
-        from ioscale.stack.superset_bundle import build_bundle, clickhouse_uri
+        from ioscale.provision.superset_bundle import build_bundle, clickhouse_uri
 
         uri = clickhouse_uri(CLICKHOUSE_USERS["reader"], password("reader"),
                              targets.superset_clickhouse_host or url.hostname, url.port or 8123)

@@ -22,7 +22,7 @@ A definition names its database and the chart its notification shows by UUID, li
 Recipients are not in git: they come from the command line or the environment (IOSCALE_ALERT_EMAILS, a comma
 separated list; IOSCALE_ALERT_WEBHOOK_URL).
 
-    python -m ioscale.stack.superset_alerts --superset-url http://superset:8088 [--email ops@example.org]
+    python -m ioscale.provision.superset_alerts --superset-url http://superset:8088 [--email ops@example.org]
                                             [--webhook https://hooks.example.org/ioscale] [--dry-run]
 
 The admin password is read from SUPERSET_ADMIN_PASSWORD (never an argument, so it stays out of process lists).
@@ -184,7 +184,7 @@ def apply_alerts(session: Any, alerts: list[dict[str, Any]], recipients: Recipie
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m ioscale.stack.superset_alerts", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m ioscale.provision.superset_alerts", description=__doc__.splitlines()[0])
     p.add_argument("--superset-url", default="http://127.0.0.1:8088")
     p.add_argument("--user", default="admin")
     p.add_argument("--alerts-dir", type=Path, default=Path(__file__).resolve().parents[4] / "superset" / "alerts")
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dry-run", action="store_true", help="show what would be created or updated")
     args = p.parse_args(argv)
     from ioscale.stack.superset import api_session_for
-    from ioscale.stack.superset_bundle import load_sources
+    from ioscale.provision.superset_bundle import load_sources
 
     password = os.environ.get("SUPERSET_ADMIN_PASSWORD", "")
     if not password:

@@ -1,7 +1,7 @@
 """ClickHouse 26.9 as a foreground server process, on chdb-core's embedded clickhouse-local engine.
 
-    python -m ioscale.stack.clickhouse_server --config <dir>/config.xml
-    python -m ioscale.stack.clickhouse_server --check          # load the engine, print versions, exit
+    python -m ioscale.services.clickhouse_server --config <dir>/config.xml
+    python -m ioscale.services.clickhouse_server --check          # load the engine, print versions, exit
 
 PyPI's ``chdb-core`` carries the real ClickHouse engine. Its public API is in-process only, but its
 private ``_chdb.query(sql, fmt, path=...)`` runs clickhouse-local's LocalServer, which serves real
@@ -369,7 +369,7 @@ def serve(config_file: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ioscale.stack.clickhouse_server", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m ioscale.services.clickhouse_server", description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--config", type=Path, help="path to the rendered config.xml")
     group.add_argument("--check", action="store_true", help="load the engine, print its version, exit")

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 import requests
 
-from ioscale import topics
+from ioscale.wire import topics
 
 
 def format_alert(alert: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ioscale.model import PortKind, Tool
+from ioscale.wire.records import PortKind, Tool
 from ioscale.simulator.model import LatencyShape
 
 KIB = 1024

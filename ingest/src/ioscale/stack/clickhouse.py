@@ -1,7 +1,7 @@
 """ClickHouse 26.9 for the local stack: chdb-core's engine served over HTTP and native TCP.
 
 Nothing is downloaded: ``chdb`` and ``chdb-core`` are pinned dependencies of the ioscale venv, and
-``ioscale.stack.clickhouse_server`` turns the embedded engine into a foreground server process
+``ioscale.services.clickhouse_server`` turns the embedded engine into a foreground server process
 (see that module for how and why). This module renders its config and accounts, starts it,
 waits for a real query to answer, and applies the SQL migrations.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ioscale.errors import StackError
-from ioscale.stack import migrations
+from ioscale.provision import migrations
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec, port_in_use
@@ -162,7 +162,7 @@ class ClickHouseComponent(Component):
         run_logged(
             "clickhouse",
             "checking the embedded ClickHouse engine (chdb-core) in the venv",
-            [self.settings.venv_python, "-m", "ioscale.stack.clickhouse_server", "--check"],
+            [self.settings.venv_python, "-m", "ioscale.services.clickhouse_server", "--check"],
             self.install_log,
             self.ui,
             timeout_s=120,
@@ -185,7 +185,7 @@ class ClickHouseComponent(Component):
         return [
             self.spec(
                 None,
-                [str(self.settings.venv_python), "-m", "ioscale.stack.clickhouse_server",
+                [str(self.settings.venv_python), "-m", "ioscale.services.clickhouse_server",
                  "--config", str(self.config_file)],
                 cwd=self.conf_dir,
                 env={"PYTHONUNBUFFERED": "1"},

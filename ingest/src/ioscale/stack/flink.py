@@ -52,12 +52,12 @@ from urllib.parse import unquote, urlparse
 
 import requests
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.errors import StackError
 from ioscale.stack.commands import run_logged
 from ioscale.stack import process
 from ioscale.stack.component import Component, Endpoint, Health
-from ioscale.stack import analytics_config
+from ioscale.provision import analytics_config
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.settings import CLICKHOUSE_USERS, StackSettings
 

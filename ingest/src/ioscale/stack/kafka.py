@@ -8,7 +8,7 @@ import shutil
 import uuid
 from pathlib import Path
 
-from ioscale import topics as topic_specs
+from ioscale.wire import topics as topic_specs
 from ioscale.errors import StackError
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health

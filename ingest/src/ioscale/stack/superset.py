@@ -31,7 +31,7 @@ from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.settings import CLICKHOUSE_USERS, SUPERSET_ADMIN_USER, StackSettings
-from ioscale.stack.superset_bundle import KINDS, build_bundle, bundle_uuids, clickhouse_uri
+from ioscale.provision.superset_bundle import KINDS, build_bundle, bundle_uuids, clickhouse_uri
 
 SUPERSET_VERSION = "6.1.0"
 PYTHON_VERSION = (3, 11)

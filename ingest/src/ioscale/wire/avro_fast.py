@@ -19,7 +19,7 @@ that batch with fastavro, so odd inputs get fastavro's own behaviour (its coerci
 
 How (per batch of N records)
 - Columns come from one itemgetter per record and a transpose (C loops, no per-field Python code), or
-  straight from an ioscale.columns.RecordBlock (`encode_block`: numpy arrays, no dicts at all).
+  straight from an ioscale.wire.columns.RecordBlock (`encode_block`: numpy arrays, no dicts at all).
 - Runs of adjacent string / enum / int fields that identify a source (run_id, step, host, vm, target,
   direction) are encoded once per distinct tuple and cached across batches: a fleet's sources repeat
   every interval, so the cache hits ~always. A block whose identity columns share one codes array is
@@ -48,10 +48,10 @@ from typing import Any
 
 import numpy as np
 
-from ioscale.columns import Coded, Column, Const, Ragged, RecordBlock, column_values
+from ioscale.wire.columns import Coded, Column, Const, Ragged, RecordBlock, column_values
 
 if sys.byteorder != "little":  # doubles are copied from memory as they are; Avro wants little-endian
-    raise ImportError("ioscale.avro_fast assumes a little-endian machine")
+    raise ImportError("ioscale.wire.avro_fast assumes a little-endian machine")
 
 #: Distinct identity rows (and values) kept per field group before the cache starts over (~300 B each).
 GROUP_CACHE_LIMIT = 50_000
@@ -276,7 +276,7 @@ class _Pieces:
 # -- fields -----------------------------------------------------------------------------------------------
 class _Field:
     """One or more adjacent schema fields; `add` takes a tuple of Python values per field (from dicts),
-    `add_block` takes ioscale.columns columns and falls back to their Python values."""
+    `add_block` takes ioscale.wire.columns columns and falls back to their Python values."""
 
     names: tuple[str, ...]
 

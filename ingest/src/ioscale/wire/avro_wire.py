@@ -4,7 +4,7 @@ Written by hand because the confluent-kafka[avro] extra does not install here (F
 framing is five bytes and this module is the only place that knows it.
 
 Encoding: one record at a time with fastavro; batches (`encode_many`, `encode_block`) with the
-vectorised ioscale.avro_fast where the schema allows, which writes the same bytes (tests compare them
+vectorised ioscale.wire.avro_fast where the schema allows, which writes the same bytes (tests compare them
 record for record) and hands any batch it does not cover back to fastavro.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import fastavro
 
-from ioscale.avro_fast import BatchEncoder, Unsupported
-from ioscale.columns import RecordBlock
+from ioscale.wire.avro_fast import BatchEncoder, Unsupported
+from ioscale.wire.columns import RecordBlock
 
 MAGIC = 0
 HEADER = struct.Struct(">bI")

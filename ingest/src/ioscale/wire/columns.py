@@ -1,7 +1,7 @@
 """Records of one topic held as columns: what a generator computes with numpy, before any dict exists.
 
 A RecordBlock stands for `n` records with the fields of `fields` (schema order). The producer encodes
-a block straight from its columns (ioscale.avro_fast) and never builds the dicts; `to_records()` builds
+a block straight from its columns (ioscale.wire.avro_fast) and never builds the dicts; `to_records()` builds
 them for everything else (tests, sinks without block support), and both give the same bytes on the
 wire: the encoder's tests compare them record for record.
 

@@ -10,8 +10,8 @@ Three ways in, one encoder and one produce path:
 - `send_many(topic, records)`: a list of dicts of one topic (importers), encoded as one batch; in two
   halves, `encode_many` then `send_encoded`, where the encoding must not delay the sending (a bench that
   plays a fleet of collectors, each of which would encode its own few samples);
-- `send_blocks(blocks)`: ioscale.columns.RecordBlock (the simulator), encoded from the columns.
-Batches go through ioscale.avro_wire.AvroEncoder, whose vectorised path (ioscale.avro_fast) writes the
+- `send_blocks(blocks)`: ioscale.wire.columns.RecordBlock (the simulator), encoded from the columns.
+Batches go through ioscale.wire.avro_wire.AvroEncoder, whose vectorised path (ioscale.wire.avro_fast) writes the
 bytes fastavro writes and falls back to fastavro for anything it does not cover.
 
 Delivery accounting: librdkafka reports failures only (`delivery.report.only.error`): a Python callback
@@ -31,9 +31,9 @@ from typing import Any
 
 from confluent_kafka import KafkaError, Producer
 
-from ioscale import schemas
-from ioscale.avro_wire import AvroEncoder
-from ioscale.columns import Coded, Const, RecordBlock, column_values, concat
+from ioscale.wire import schemas
+from ioscale.wire.avro_wire import AvroEncoder
+from ioscale.wire.columns import Coded, Const, RecordBlock, column_values, concat
 from ioscale.errors import IoscaleError
 
 DEFAULT_PRODUCER_CONFIG = {

@@ -3,7 +3,7 @@
 Run events go first so a consumer knows the run and its steps before the samples arrive.
 Import issues become JSON records on the dead-letter topic: counted and queryable, never silent.
 Samples go through the producer's batch path (`send_many`: one vectorised encoding per batch, see
-ioscale.producer) when it has one, else record by record.
+ioscale.wire.producer) when it has one, else record by record.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any
 
-from ioscale import topics
+from ioscale.wire import topics
 
 
 def dead_letter_record(stage: str, reason: str, **context: Any) -> bytes:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import requests
 
-from ioscale import topics
+from ioscale.wire import topics
 from ioscale.errors import IoscaleError
-from ioscale.stack.settings import repo_root
+from ioscale.paths import repo_root
 
 #: topic -> schema file in `schema/`
 TOPIC_SCHEMAS: dict[str, str] = {

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import requests
 
-from ioscale.registry.server import make_server
-from ioscale.registry.service import Registry
-from ioscale.registry.store import InMemoryStore
+from ioscale.services.registry.server import make_server
+from ioscale.services.registry.service import Registry
+from ioscale.services.registry.store import InMemoryStore
 
 CT = "application/vnd.schemaregistry.v1+json"
 

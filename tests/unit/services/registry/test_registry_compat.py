@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 import pytest
-from ioscale.registry.canonical import parse_schema
-from ioscale.registry.compat import (
+from ioscale.services.registry.canonical import parse_schema
+from ioscale.services.registry.compat import (
     PreviousSchema,
     check_compatibility,
     describe,
@@ -230,7 +230,7 @@ def test_full_reports_both_directions_and_old_schema_once() -> None:
      "The size of FIXED type field at path '/x' in the new schema does not match with the old schema"),
 ])
 def test_difference_descriptions(kind: str, message: str, expected: str) -> None:
-    from ioscale.registry.compat import Incompatibility
+    from ioscale.services.registry.compat import Incompatibility
 
     text = describe(Incompatibility(kind, "/x", message), "new", "old")
     assert text == f"{{errorType:'{kind}', description:'{expected}', additionalInfo:'{message}'}}"

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from ioscale.registry.canonical import parse_schema
+from ioscale.services.registry.canonical import parse_schema
 
 CT = "application/vnd.schemaregistry.v1+json"
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ioscale.registry.errors import StoreError
-from ioscale.registry.service import Registry
-from ioscale.registry.store import InMemoryStore, KafkaStore, RegistryState, SchemaStore, encode
+from ioscale.services.registry.errors import StoreError
+from ioscale.services.registry.service import Registry
+from ioscale.services.registry.store import InMemoryStore, KafkaStore, RegistryState, SchemaStore, encode
 
 V1 = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}
 V2 = {**V1, "fields": [*V1["fields"], {"name": "b", "type": "long", "default": 0}]}

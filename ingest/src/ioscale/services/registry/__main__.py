@@ -1,4 +1,4 @@
-"""Run the registry: ``python -m ioscale.registry --host 127.0.0.1 --port 8081 --bootstrap 127.0.0.1:9092``.
+"""Run the registry: ``python -m ioscale.services.registry --host 127.0.0.1 --port 8081 --bootstrap 127.0.0.1:9092``.
 
 Start-up order is the readiness contract: the state is rebuilt from the topic first, and only then
 is the port bound, so anything that can connect sees every schema registered before the restart.
@@ -13,17 +13,17 @@ import signal
 import sys
 import time
 
-from ioscale.registry.compat import DEFAULT_LEVEL, LEVELS
-from ioscale.registry.errors import StoreError
-from ioscale.registry.server import make_server
-from ioscale.registry.service import Registry
-from ioscale.registry.store import DEFAULT_TOPIC, InMemoryStore, KafkaStore, SchemaStore
+from ioscale.services.registry.compat import DEFAULT_LEVEL, LEVELS
+from ioscale.services.registry.errors import StoreError
+from ioscale.services.registry.server import make_server
+from ioscale.services.registry.service import Registry
+from ioscale.services.registry.store import DEFAULT_TOPIC, InMemoryStore, KafkaStore, SchemaStore
 
 log = logging.getLogger("ioscale.registry")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m ioscale.registry", description="Confluent-compatible Avro schema registry")
+    p = argparse.ArgumentParser(prog="python -m ioscale.services.registry", description="Confluent-compatible Avro schema registry")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8081, help="port to listen on (default 8081)")
     p.add_argument("--bootstrap", default="127.0.0.1:9092", help="Kafka bootstrap servers")

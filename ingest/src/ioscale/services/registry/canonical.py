@@ -28,7 +28,7 @@ from typing import Any
 import fastavro
 import fastavro.schema
 
-from ioscale.registry.errors import InvalidSchemaError
+from ioscale.services.registry.errors import InvalidSchemaError
 
 PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 # Attributes Avro Java interprets; every other key of a schema object is kept as a property.

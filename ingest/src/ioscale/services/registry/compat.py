@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ioscale.registry.canonical import AvroType, Enum, Field, Fixed, Named, ParsedSchema, Record
+from ioscale.services.registry.canonical import AvroType, Enum, Field, Fixed, Named, ParsedSchema, Record
 
 LEVELS = (
     "NONE",

@@ -39,8 +39,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ioscale.registry.errors import SCHEMA_TOO_LARGE, RegistryError
-from ioscale.registry.service import Registry
+from ioscale.services.registry.errors import SCHEMA_TOO_LARGE, RegistryError
+from ioscale.services.registry.service import Registry
 
 log = logging.getLogger("ioscale.registry.http")
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ioscale.registry import errors
-from ioscale.registry.canonical import ParsedSchema, parse_schema
-from ioscale.registry.compat import DEFAULT_LEVEL, LEVELS, PreviousSchema, check_compatibility
-from ioscale.registry.errors import InvalidSchemaError, RegistryError
-from ioscale.registry.store import SchemaStore, SchemaValue
+from ioscale.services.registry import errors
+from ioscale.services.registry.canonical import ParsedSchema, parse_schema
+from ioscale.services.registry.compat import DEFAULT_LEVEL, LEVELS, PreviousSchema, check_compatibility
+from ioscale.services.registry.errors import InvalidSchemaError, RegistryError
+from ioscale.services.registry.store import SchemaStore, SchemaValue
 
 LATEST = -1
 _VERSION = re.compile(r"[+-]?\d+")

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ioscale.registry.errors import StoreError
+from ioscale.services.registry.errors import StoreError
 
 log = logging.getLogger("ioscale.registry.store")
 
