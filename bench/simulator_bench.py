@@ -32,10 +32,10 @@ import time
 from collections import Counter
 from typing import Any
 
+from ioscale.simulator import make_engine, run_simulation
 from ioscale.wire import schemas, topics
 from ioscale.wire.avro_wire import AvroEncoder
 from ioscale.wire.columns import RecordBlock, concat
-from ioscale.simulator import make_engine, run_simulation
 
 TARGET_IO_SAMPLES_PER_S = 50_000
 START_MS = 1_767_225_600_000

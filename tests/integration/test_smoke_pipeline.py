@@ -17,9 +17,9 @@ import requests
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
+from ioscale.provision.kafka import ensure_topics
 from ioscale.wire import avro_wire, schemas, topics
 from ioscale.wire.producer import TelemetryProducer
-from ioscale.stack.kafka import ensure_topics
 from ioscale.wire.topics import TopicSpec
 
 

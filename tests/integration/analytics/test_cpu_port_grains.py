@@ -16,12 +16,12 @@ from collections import defaultdict
 
 import pytest
 
-from ioscale.wire import topics
-from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 
 pytestmark = pytest.mark.slow
 

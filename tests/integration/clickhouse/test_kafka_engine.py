@@ -15,8 +15,8 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
+from ioscale.provision.kafka import ensure_topics
 from ioscale.stack.clickhouse import client
-from ioscale.stack.kafka import ensure_topics
 from ioscale.wire.topics import TopicSpec
 
 MESSAGES = 2000

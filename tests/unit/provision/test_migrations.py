@@ -186,7 +186,7 @@ def test_repository_migrations_are_valid() -> None:
     settings = StackSettings.from_env({"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": "/nonexistent"})
     found = mig.discover(mig.migrations_dir(settings))
     assert found[0].name == "0001_create_database_ioscale.sql"
-    from ioscale.stack.clickhouse import migration_placeholders
+    from ioscale.provision.clickhouse import migration_placeholders
 
     for m in found:
         mig.render(m, migration_placeholders(settings))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ioscale.provision import replay
 from ioscale.errors import IoscaleError
+from ioscale.provision import replay
 from ioscale.provision import analytics_config
 from ioscale.stack.settings import StackSettings
 

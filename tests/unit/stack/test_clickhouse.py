@@ -136,13 +136,6 @@ def test_endpoints_point_at_secrets_without_revealing_them(component, settings: 
     assert not any(pw in shown for pw in SECRETS.values())
 
 
-def test_migration_placeholders_follow_settings(settings: StackSettings) -> None:
-    assert ch.migration_placeholders(settings) == {
-        "kafka_bootstrap": "127.0.0.1:9092",
-        "registry_url": "http://127.0.0.1:8081",
-    }
-
-
 def test_keep_alive_query_starts_both_listeners_and_stops_on_the_flag() -> None:
     from ioscale.services import clickhouse_server as srv
 

@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from ioscale.errors import IoscaleError
+from ioscale.simulator import make_engine
 from ioscale.wire import producer as producer_mod
 from ioscale.wire import schemas, topics
-from ioscale.errors import IoscaleError
 from ioscale.wire.producer import TelemetryProducer, source_key
 from ioscale.wire.publish import publish_import
-from ioscale.simulator import make_engine
 
 START_MS = 1_767_225_600_000
 

@@ -76,8 +76,8 @@ from dataclasses import dataclass, field
 from operator import add, itemgetter, sub
 from typing import Any, Callable, Iterable, Mapping
 
-from ioscale.wire import topics
 from ioscale.importers.common import cpu_sample, io_sample
+from ioscale.wire import topics
 from ioscale.wire.records import PortKind, PortSample
 
 SECTOR_BYTES = 512

@@ -62,9 +62,9 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     import clickhouse_connect
     from confluent_kafka.admin import AdminClient
 
-    from ioscale.wire import schemas, topics
     from ioscale.provision import migrations
-    from ioscale.stack.kafka import ensure_topics
+    from ioscale.provision.kafka import ensure_topics
+    from ioscale.wire import schemas, topics
 
     created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS)
     ui.done(f"kafka: topics ready ({len(created)} created)")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioscale.errors import IoscaleError
-from ioscale.stack.flink import ANALYTICS_JOB, ENDED_JOB_STATES, FlinkComponent, StreamJob, stream_jobs
+from ioscale.provision.flink import ANALYTICS_JOB, ENDED_JOB_STATES, FlinkJobs, StreamJob, stream_jobs
 from ioscale.stack.settings import StackSettings
 
 #: Read from this long before the run's first record reached ClickHouse: the Kafka engine inserts within
@@ -82,7 +82,7 @@ def replay_job(settings: StackSettings, span: RunSpan) -> StreamJob:
     return StreamJob(job_name(span.run_id), live.entry_class, tuple(args))
 
 
-def analyze(flink: FlinkComponent, ch: Any, run_id: str, timeout_s: float = 1800.0,
+def analyze(flink: FlinkJobs, ch: Any, run_id: str, timeout_s: float = 1800.0,
             stall_s: float = STALL_S, clock: Callable[[], float] = time.monotonic,
             sleep: Callable[[float], None] = time.sleep) -> dict[str, int]:
     """Run the bounded replay of ``run_id`` to completion; returns what the result tables hold for it.

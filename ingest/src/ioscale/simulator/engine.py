@@ -37,13 +37,13 @@ from typing import Any
 
 import numpy as np
 
-from ioscale.wire import topics
-from ioscale.wire.columns import Coded, Const, Ragged, RecordBlock
-from ioscale.wire.records import CpuSample, IoSample, PortSample
 from ioscale.histogram import SCHEME_ID
 from ioscale.simulator import network
 from ioscale.simulator.model import STRATA_EDGES, STRATA_WIDTHS, bucket_indexes, norm_ppf
 from ioscale.simulator.specs import KIB, RunSpec, Scenario, StepSpec
+from ioscale.wire import topics
+from ioscale.wire.columns import Coded, Const, Ragged, RecordBlock
+from ioscale.wire.records import CpuSample, IoSample, PortSample
 
 CHUNK_INTERVALS = 16            # intervals drawn per numpy batch (fixed: part of the determinism)
 INDEX_BITS = 13                 # bucket indexes < 8192: key = row << 13 | index

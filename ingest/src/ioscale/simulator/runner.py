@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ioscale.wire import topics
-from ioscale.wire.columns import RecordBlock
 from ioscale.errors import IoscaleError
 from ioscale.simulator import scenarios
 from ioscale.simulator.engine import Batch, Engine
+from ioscale.wire import topics
+from ioscale.wire.columns import RecordBlock
 
 Mode = Literal["fast", "realtime"]
 

@@ -2,8 +2,8 @@
 
 Nothing is downloaded: ``chdb`` and ``chdb-core`` are pinned dependencies of the ioscale venv, and
 ``ioscale.services.clickhouse_server`` turns the embedded engine into a foreground server process
-(see that module for how and why). This module renders its config and accounts, starts it,
-waits for a real query to answer, and applies the SQL migrations.
+(see that module for how and why). This module renders its config and accounts, starts it and
+waits for a real query to answer; ``ioscale.provision.clickhouse`` applies the SQL migrations.
 
 Accounts (names in ``settings.CLICKHOUSE_USERS``, passwords generated into ``secrets.env`` and
 stored in users.xml only as sha256):
@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from ioscale.errors import StackError
-from ioscale.provision import migrations
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec, port_in_use
@@ -96,14 +95,6 @@ def write_private(path: Path, text: str) -> None:
         f.write(text)
     os.chmod(tmp, stat.S_IRUSR | stat.S_IWUSR)  # O_CREAT's mode does not apply to an existing file
     tmp.replace(path)
-
-
-def migration_placeholders(settings: StackSettings) -> dict[str, str]:
-    """Values for ``{{name}}`` in sql/migrations: what Kafka-engine tables need to find their sources."""
-    return {
-        "kafka_bootstrap": settings.kafka_bootstrap,
-        "registry_url": settings.url("registry"),
-    }
 
 
 def client(ctx_or_settings: StackContext | StackSettings, secrets: Mapping[str, str] | None = None,
@@ -216,18 +207,6 @@ class ClickHouseComponent(Component):
     def wait_ready(self, timeout_s: float) -> None:
         # The engine answers within a second; poll finely so `up` does not idle.
         self.wait_for("SELECT 1 over HTTP as the admin user", self._answers, timeout_s, interval_s=0.1)
-
-    def configure(self) -> None:
-        with client(self.ctx, role="admin") as admin:
-            report = migrations.apply(
-                migrations.ClickHouseExecutor(admin),
-                migrations.migrations_dir(self.settings),
-                migration_placeholders(self.settings),
-            )
-        if report.applied:
-            self.ui.done(f"clickhouse: applied {len(report.applied)} migration(s): {', '.join(report.applied)}")
-        else:
-            self.ui.done(f"clickhouse: schema up to date ({len(report.skipped)} migrations)")
 
     def health(self) -> Health:
         if not port_in_use(self.settings.host, self.settings.port("clickhouse_http")):

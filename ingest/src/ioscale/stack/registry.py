@@ -55,15 +55,6 @@ class RegistryComponent(Component):
     def wait_ready(self, timeout_s: float) -> None:
         self.wait_for("GET /subjects", self._subjects_answer, timeout_s)
 
-    def configure(self) -> None:
-        # Producers register on first use too; registering here means ClickHouse's Kafka tables and
-        # Flink find every schema before the first record, and an incompatible change fails `up` loudly.
-        from ioscale.wire import schemas
-
-        registered = schemas.register_all(self.url)
-        self.ui.done(f"registry: {len(registered)} schemas registered "
-                     f"({', '.join(f'{r.subject}={r.schema_id}' for r in registered)})")
-
     def health(self) -> Health:
         try:
             _, subjects = self._get("/subjects")

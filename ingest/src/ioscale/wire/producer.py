@@ -31,10 +31,10 @@ from typing import Any
 
 from confluent_kafka import KafkaError, Producer
 
+from ioscale.errors import IoscaleError
 from ioscale.wire import schemas
 from ioscale.wire.avro_wire import AvroEncoder
 from ioscale.wire.columns import Coded, Const, RecordBlock, column_values, concat
-from ioscale.errors import IoscaleError
 
 DEFAULT_PRODUCER_CONFIG = {
     "enable.idempotence": True,  # implies acks=all and in-order retries

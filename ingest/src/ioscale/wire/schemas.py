@@ -13,9 +13,9 @@ from pathlib import Path
 
 import requests
 
-from ioscale.wire import topics
 from ioscale.errors import IoscaleError
 from ioscale.paths import repo_root
+from ioscale.wire import topics
 
 #: topic -> schema file in `schema/`
 TOPIC_SCHEMAS: dict[str, str] = {

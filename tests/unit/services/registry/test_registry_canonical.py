@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from ioscale.paths import repo_root
 from ioscale.services.registry.canonical import parse_schema
 from ioscale.services.registry.errors import INVALID_SCHEMA, InvalidSchemaError
-from ioscale.paths import repo_root
 
 # (submitted schema, expected canonical string). Expected strings are what Avro Java 1.11 prints.
 CANONICAL_CASES = [
