@@ -75,7 +75,7 @@ if os.environ.get("SUPERSET_CELERY_BROKER_URL"):
 
     CELERY_CONFIG = CeleryConfig
     FEATURE_FLAGS["ALERT_REPORTS"] = True
-    # The ioscale alerts (superset/alerts/, applied by `python -m ioscale.provision.superset_alerts`) notify by
+    # The ioscale alerts (superset/alerts/, applied by `python -m ioscale.cli.superset_alerts`) notify by
     # e-mail and/or webhook and send the chart as TEXT, which needs no browser in the worker.
     FEATURE_FLAGS["ALERT_REPORT_WEBHOOK"] = True
     ALERT_REPORTS_WEBHOOK_HTTPS_ONLY = os.environ.get("SUPERSET_WEBHOOK_HTTPS_ONLY", "true") == "true"

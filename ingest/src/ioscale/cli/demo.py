@@ -7,9 +7,11 @@ is the longer queue-depth sweep whose saturation raises an alert.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from ioscale.stack.launcher import Launcher
+from ioscale.cli.stack import print_endpoints
+from ioscale.provision.launcher import Launcher
 from ioscale.stack.settings import load_secrets
 
 
@@ -19,9 +21,8 @@ def _progress(p) -> None:
 
 
 def run_demo(scenario: str = "demo", seed: int = 1, speed: float = 1.0) -> int:
-    from ioscale.cli import print_endpoints
-    from ioscale.wire.producer import TelemetryProducer
     from ioscale.simulator import get_scenario, run_simulation
+    from ioscale.wire.producer import TelemetryProducer
 
     launcher = Launcher()
     comps = launcher.up()
@@ -68,3 +69,15 @@ def summarize(settings, run_ids: list[str]) -> None:
     print(f"  {'run':<36} {'step':>4} {'IOPS':>10} {'mean latency us':>16}")
     for run_id, step, iops, lat in rows:
         print(f"  {run_id:<36} {step:>4} {iops:>10,.0f} {lat:>16}")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    return run_demo(scenario=args.scenario, seed=args.seed, speed=args.speed)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    demo = sub.add_parser("demo", help="stack up, then stream a demo sweep into the dashboards")
+    demo.add_argument("--scenario", default="demo", help="simulator scenario (see `ioscale simulate --list`)")
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--speed", type=float, default=1.0, help="time compression (2 = twice real time)")
+    demo.set_defaults(func=_cmd_demo)

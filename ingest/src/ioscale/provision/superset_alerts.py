@@ -22,19 +22,17 @@ A definition names its database and the chart its notification shows by UUID, li
 Recipients are not in git: they come from the command line or the environment (IOSCALE_ALERT_EMAILS, a comma
 separated list; IOSCALE_ALERT_WEBHOOK_URL).
 
-    python -m ioscale.provision.superset_alerts --superset-url http://superset:8088 [--email ops@example.org]
-                                            [--webhook https://hooks.example.org/ioscale] [--dry-run]
+    python -m ioscale.cli.superset_alerts --superset-url http://superset:8088 [--email ops@example.org]
+                                          [--webhook https://hooks.example.org/ioscale] [--dry-run]
 
 The admin password is read from SUPERSET_ADMIN_PASSWORD (never an argument, so it stays out of process lists).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,7 +141,7 @@ def report_payload(alert: dict[str, Any], chart_id: int, database_id: int, owner
 
 
 def _ids_by_uuid(session: Any, resource: str) -> dict[str, int]:
-    from ioscale.stack.superset import _list_ids
+    from ioscale.provision.superset import _list_ids
 
     return {uuid: obj_id for obj_id, uuid in _list_ids(session, resource)}
 
@@ -181,45 +179,3 @@ def apply_alerts(session: Any, alerts: list[dict[str, Any]], recipients: Recipie
             raise IoscaleError(f"{alert['_file']}: Superset refused the alert: HTTP {r.status_code} {r.text[:500]}")
         done.append((alert["name"], action))
     return done
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m ioscale.provision.superset_alerts", description=__doc__.splitlines()[0])
-    p.add_argument("--superset-url", default="http://127.0.0.1:8088")
-    p.add_argument("--user", default="admin")
-    p.add_argument("--alerts-dir", type=Path, default=Path(__file__).resolve().parents[4] / "superset" / "alerts")
-    p.add_argument("--email", action="append", default=[], help="recipient (repeat); else IOSCALE_ALERT_EMAILS")
-    p.add_argument("--webhook", help="webhook URL; else IOSCALE_ALERT_WEBHOOK_URL")
-    p.add_argument("--dry-run", action="store_true", help="show what would be created or updated")
-    args = p.parse_args(argv)
-    from ioscale.stack.superset import api_session_for
-    from ioscale.provision.superset_bundle import load_sources
-
-    password = os.environ.get("SUPERSET_ADMIN_PASSWORD", "")
-    if not password:
-        print("Error: SUPERSET_ADMIN_PASSWORD is not set", file=sys.stderr)
-        return 2
-    recipients = Recipients.from_env()
-    recipients.emails += args.email
-    recipients.webhook_url = args.webhook or recipients.webhook_url
-    if not recipients.payload() and not args.dry_run:
-        print("Error: no recipient: pass --email / --webhook or set IOSCALE_ALERT_EMAILS / "
-              "IOSCALE_ALERT_WEBHOOK_URL", file=sys.stderr)
-        return 2
-    alerts = load_alerts(args.alerts_dir)
-    problems = check_alerts(alerts, load_sources(args.alerts_dir.parent))
-    if problems:
-        print("Error: " + "\n  ".join(problems), file=sys.stderr)
-        return 2
-    try:
-        session = api_session_for(args.superset_url, args.user, password)
-        for name, action in apply_alerts(session, alerts, recipients, args.dry_run):
-            print(f"{name}: {action}")
-    except IoscaleError as e:
-        print(f"Error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
