@@ -4,26 +4,28 @@ The local stack does the same work inside its components; this is the path for s
 start: create the topics, register the schemas, create the ClickHouse roles with the same rights as
 the local users.xml (SQL access management), apply sql/migrations, and render the Superset bundle.
 Passwords come from the environment (CLICKHOUSE_<ROLE>_PASSWORD), never from arguments.
+
+The roles' rights have one definition, stack/clickhouse/users.xml.tmpl (what the local server reads): the
+grants of each account and the reader profile's limits are read from it and issued here as SQL.
 """
 
 from __future__ import annotations
 
 import os
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 from ioscale.errors import ConfigError
+from ioscale.paths import repo_root
+from ioscale.stack.clickhouse import ROLES, password_secret_name, render_users
 from ioscale.stack.progress import Progress
 from ioscale.stack.settings import CLICKHOUSE_USERS
 
-#: Same rights as stack/clickhouse/users.xml.tmpl: writers insert and read ioscale.*, the reader only reads.
-ROLE_GRANTS = {
-    "ingest": ["GRANT SELECT, INSERT ON ioscale.* TO {user}"],
-    "flink": ["GRANT SELECT, INSERT ON ioscale.* TO {user}"],
-    "reader": ["GRANT SELECT ON ioscale.* TO {user}"],
-}
 READER_PROFILE = "ioscale_reader_profile"
+#: Settings of the local reader profile that the SQL profile carries too.
+READER_LIMITS = ("readonly", "max_execution_time")
 
 
 @dataclass(frozen=True)
@@ -44,17 +46,30 @@ def password(role: str, env: dict[str, str] | None = None) -> str:
     return value
 
 
-def user_statements(env: dict[str, str] | None = None) -> list[str]:
+def local_rights(repo: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The grants of every account that has some (the admin holds all rights instead: it is the server's own
+    account) and the reader profile's limits, as stack/clickhouse/users.xml.tmpl gives them to the local server."""
+    template = (repo / "stack" / "clickhouse" / "users.xml.tmpl").read_text()
+    root = ET.fromstring(render_users({password_secret_name(r): "-" for r in ROLES}, template))
+    users = root.find("users")
+    grants = {role: [q.text.strip() for q in users.find(CLICKHOUSE_USERS[role]).findall("grants/query")]
+              for role in ROLES if users.find(CLICKHOUSE_USERS[role]).find("grants") is not None}
+    profile = root.find(f"profiles/{users.find(CLICKHOUSE_USERS['reader']).findtext('profile')}")
+    return grants, {name: profile.findtext(name).strip() for name in READER_LIMITS}
+
+
+def user_statements(env: dict[str, str] | None = None, repo: Path | None = None) -> list[str]:
     """Idempotent SQL creating the ingest, Flink and reader users (passwords re-set on every run)."""
-    out = [f"CREATE SETTINGS PROFILE IF NOT EXISTS {READER_PROFILE} SETTINGS readonly = 2 CONST, "
-           f"max_execution_time = 300"]
-    for role, grants in ROLE_GRANTS.items():
+    grants, limits = local_rights(repo or repo_root())
+    out = [f"CREATE SETTINGS PROFILE IF NOT EXISTS {READER_PROFILE} SETTINGS readonly = {limits['readonly']} CONST, "
+           f"max_execution_time = {limits['max_execution_time']}"]
+    for role, role_grants in grants.items():
         user = CLICKHOUSE_USERS[role]
         pw = password(role, env).replace("\\", "\\\\").replace("'", "\\'")
         profile = f" SETTINGS PROFILE '{READER_PROFILE}'" if role == "reader" else ""
         out.append(f"CREATE USER IF NOT EXISTS {user} IDENTIFIED WITH sha256_password BY '{pw}'{profile}")
         out.append(f"ALTER USER {user} IDENTIFIED WITH sha256_password BY '{pw}'{profile}")
-        out += [g.format(user=user) for g in grants]
+        out += [f"{g} TO {user}" for g in role_grants]
     return out
 
 
@@ -78,7 +93,7 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     report = migrations.apply(migrations.ClickHouseExecutor(admin), repo / "sql" / "migrations",
                               {"kafka_bootstrap": targets.kafka_bootstrap, "registry_url": targets.registry_url})
     ui.done(f"clickhouse: {len(report.applied)} migrations applied, {len(report.skipped)} already there")
-    for stmt in user_statements():
+    for stmt in user_statements(repo=repo):
         admin.command(stmt)
     ui.done("clickhouse: users ioscale_ingest, ioscale_flink, ioscale_reader ready")
 
