@@ -1,6 +1,6 @@
 """ClickHouse 26.9 for the local stack: chdb-core's engine served over HTTP and native TCP.
 
-Nothing is downloaded: ``chdb`` and ``chdb-core`` are pinned dependencies of the ioscale venv, and
+Nothing is downloaded: ``chdb`` and ``chdb-core`` are pinned in the ioscale venv (the ``stack`` extra), and
 ``ioscale.services.clickhouse_server`` turns the embedded engine into a foreground server process
 (see that module for how and why). This module renders its config and accounts, starts it and
 waits for a real query to answer; ``ioscale.provision.clickhouse`` applies the SQL migrations.
@@ -158,7 +158,7 @@ class ClickHouseComponent(Component):
             self.ui,
             timeout_s=120,
             hint="reinstall the venv's pinned chdb==4.4.0 and chdb-core==26.9.0 "
-                 "(pip install -e ingest), then re-run `ioscale stack up`",
+                 "(scripts/bootstrap.sh: pip install -e 'ingest[stack]'), then re-run `ioscale stack up`",
         )
         self.mark_installed()
 
