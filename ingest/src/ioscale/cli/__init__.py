@@ -57,6 +57,3 @@ def main(argv: list[str] | None = None) -> int:
             print("Hint: re-run with --debug for the traceback", file=sys.stderr)
         return int(ExitStatus.ERROR)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
