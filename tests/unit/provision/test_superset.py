@@ -11,16 +11,12 @@ from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import StackSettings
 
 REPO = Path(__file__).resolve().parents[3]
-SECRETS = {
-    "SUPERSET_SECRET_KEY": "k" * 32,
-    "SUPERSET_ADMIN_PASSWORD": "admin-pw-123",
-    "CLICKHOUSE_READER_PASSWORD": "reader-pw-456",
-}
 
 
-def _component(tmp_path, secrets=SECRETS, **env) -> SupersetDashboards:
-    settings = StackSettings.from_env({"IOSCALE_REPO": str(REPO), "IOSCALE_HOME": str(tmp_path), **env})
-    return SupersetDashboards(StackContext(settings, dict(secrets), SilentProgress()))
+def _component(tmp_path) -> SupersetDashboards:
+    """No secrets: pruning talks to the session it is given and records UUIDs under the data directory."""
+    settings = StackSettings.from_env({"IOSCALE_REPO": str(REPO), "IOSCALE_HOME": str(tmp_path)})
+    return SupersetDashboards(StackContext(settings, {}, SilentProgress()))
 
 
 class _FakeSession:
