@@ -40,7 +40,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ioscale import sqllib, topics
+from ioscale import sqllib
+from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from ioscale import sqllib, topics
+from ioscale import sqllib
+from ioscale.wire import topics
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
 from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
