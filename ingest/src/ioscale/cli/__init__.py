@@ -56,4 +56,3 @@ def main(argv: list[str] | None = None) -> int:
         if not args.debug:
             print("Hint: re-run with --debug for the traceback", file=sys.stderr)
         return int(ExitStatus.ERROR)
-

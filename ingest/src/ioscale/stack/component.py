@@ -6,8 +6,8 @@ Lifecycle driven by the launcher, each step idempotent so `stack up` can be re-r
     prepare()   write config files, format storage once
     processes() the background processes to start (PID file + log file each)
     wait_ready() block until a real readiness check passes (not just an open port)
-    configure() post-start work (topics, DDL, job submission, dashboard import): none here; the
-                subclasses in ioscale.provision add it, and its launcher runs them
+    configure() post-start work (topics, DDL, job submission, dashboard import): none here;
+                ioscale.provision's subclasses add it (ioscale.provision.launcher names them)
     health()    one-line state for `stack status`
     endpoints() URLs and credential hints printed at the end of `up`
 """

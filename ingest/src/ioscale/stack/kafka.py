@@ -148,4 +148,3 @@ class KafkaComponent(Component):
 
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint("Kafka bootstrap", self.settings.kafka_bootstrap)]
-
