@@ -44,14 +44,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ioscale.producer import TelemetryProducer
+from ioscale.provision.superset import api_session
 from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets
-from ioscale.stack.superset import RUN_LINK_SLUGS, api_session, clear_chart_data_cache
-from ioscale.stack.superset_browser import browser
+from ioscale.stack.superset import RUN_LINK_SLUGS, clear_chart_data_cache
+from ioscale.wire.producer import TelemetryProducer
 from pipeline_bench import StackCpu  # bench/ is on sys.path when a bench script runs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))  # test and bench tooling, not installed
+from superset_browser import browser  # noqa: E402
 
 TARGET_LOAD_S = 2.0
 TARGET_P95_MS = 300.0
@@ -143,7 +146,7 @@ def ensure_run(settings: StackSettings, secrets: dict[str, str], timeout_s: floa
 
 def dashboards(api: Any) -> list[dict[str, Any]]:
     """Every dashboard of the bundle with its chart ids (from the API) and Run filter id."""
-    from ioscale.stack.superset_bundle import load_sources
+    from ioscale.provision.superset_bundle import load_sources
 
     out = []
     for name, doc in sorted(load_sources(REPO / "superset").items()):

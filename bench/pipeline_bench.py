@@ -49,13 +49,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ioscale import topics
-from ioscale.avro_wire import AvroEncoder
 from ioscale.histogram import LatencyHistogram
-from ioscale.producer import TelemetryProducer
 from ioscale.stack import process
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets
+from ioscale.wire import topics
+from ioscale.wire.avro_wire import AvroEncoder
+from ioscale.wire.producer import TelemetryProducer
 
 FRESHNESS_TARGET_P99_S = 2.0
 KAFKA_TOOLS_POM = Path(__file__).resolve().parent / "kafka-tools" / "pom.xml"

@@ -8,9 +8,9 @@ Target (ioscale issue): simulator + producer >= 50k I/O samples/s with histogram
 
 Stages (each is `run_simulation` of the whole scenario, seed 1, fast mode, with the scenario's own step
 and ramp-up lengths unless overridden -- what `ioscale simulate <scenario> --fast` sends -- into):
-- generator: a sink that takes column blocks (ioscale.columns) and drops them: no dicts;
+- generator: a sink that takes column blocks (ioscale.wire.columns) and drops them: no dicts;
 - generator + dicts: a sink without block support, which gets every record built as a dict;
-- generator + encoding: blocks encoded as the producer encodes them (ioscale.avro_fast), and, for
+- generator + encoding: blocks encoded as the producer encodes them (ioscale.wire.avro_fast), and, for
   comparison, the dicts encoded one by one by fastavro (the path before the vectorised encoder);
 - the target stage, generator + producer: a TelemetryProducer -- the production path -- every record
   produced to Kafka and flushed, i.e. acknowledged by the broker (acks=all); the bench then checks the
@@ -32,10 +32,10 @@ import time
 from collections import Counter
 from typing import Any
 
-from ioscale import schemas, topics
-from ioscale.avro_wire import AvroEncoder
-from ioscale.columns import RecordBlock, concat
 from ioscale.simulator import make_engine, run_simulation
+from ioscale.wire import schemas, topics
+from ioscale.wire.avro_wire import AvroEncoder
+from ioscale.wire.columns import RecordBlock, concat
 
 TARGET_IO_SAMPLES_PER_S = 50_000
 START_MS = 1_767_225_600_000
@@ -118,7 +118,7 @@ def end_offsets(bootstrap: str, names: list[str]) -> dict[str, int]:
 def kafka_stage(args: argparse.Namespace, gen_io_rate: float) -> float:
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    from ioscale.producer import TelemetryProducer
+    from ioscale.wire.producer import TelemetryProducer
 
     prefix = f"ioscale.bench.{os.getpid()}"
     mapping = {t: f"{prefix}.{t.split('.', 1)[1]}" for t in schemas.TOPIC_SCHEMAS}

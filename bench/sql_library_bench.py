@@ -40,9 +40,9 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ioscale import topics
 from ioscale.query import bind, execute, list_queries, load
-from ioscale.producer import TelemetryProducer
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.simulator import get_scenario
 from ioscale.simulator.engine import Engine, run_id_for
 from ioscale.stack.clickhouse import client

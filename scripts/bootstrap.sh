@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prepares a fresh machine for ioscale: Debian packages the tests need, and the Python 3.11 venv
 # with the pinned dependencies. Safe to re-run: each step is skipped when already done.
-#   scripts/bootstrap.sh          runtime only
+#   scripts/bootstrap.sh          runtime only: ioscale with the `stack` extra (the ClickHouse engine)
 #   scripts/bootstrap.sh --test   also what the test suite needs (fio, docker-compose, pytest)
+# A host that only collects or imports needs no engine: pip install -r ingest/requirements.lock, then
+# pip install --no-deps -e ingest.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,13 +50,15 @@ fi
 
 # --- Python venv -------------------------------------------------------------------------------
 stamp="$venv/.ioscale-stamp"
-want_stamp="$(cat "$repo/ingest/requirements.lock" "$repo/ingest/pyproject.toml" | sha256sum | cut -c1-16)-$want_test"
+# "stack-": venvs stamped before the engine became the `stack` extra reinstall (and record the extra).
+locks=("$repo/ingest/requirements.lock" "$repo/ingest/requirements-stack.lock")
+want_stamp="stack-$(cat "${locks[@]}" "$repo/ingest/pyproject.toml" | sha256sum | cut -c1-16)-$want_test"
 if [[ ! -x "$venv/bin/python" ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ]]; then
   say "creating Python venv in $venv (pinned dependencies, ~1 min on a fresh machine)"
   mkdir -p "$home"
   [[ -x "$venv/bin/python" ]] || "$py" -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo/ingest/requirements.lock"
-  extra=""; (( want_test )) && extra="[test]"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "${locks[0]}" -r "${locks[1]}"
+  extra="[stack]"; (( want_test )) && extra="[stack,test]"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps -e "$repo/ingest$extra"
   echo "$want_stamp" > "$stamp"
 fi

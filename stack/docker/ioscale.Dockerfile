@@ -1,4 +1,5 @@
 # The ioscale CLI for docker-compose's one-shot init (topics, schemas, ClickHouse users and DDL, dashboard bundle).
+# It talks to the ClickHouse service over HTTP: requirements.lock without the `stack` extra's embedded engine.
 FROM python:3.11.11-slim-bookworm
 WORKDIR /app
 COPY ingest/requirements.lock ingest/requirements.lock

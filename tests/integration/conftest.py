@@ -9,7 +9,7 @@ from endpoints import StackEndpoints, from_settings, keep_stack, running_compone
 
 @pytest.fixture(scope="session")
 def stack() -> StackEndpoints:
-    from ioscale.stack.launcher import Launcher
+    from ioscale.provision.launcher import Launcher
     from ioscale.stack.settings import load_secrets
 
     launcher = Launcher()

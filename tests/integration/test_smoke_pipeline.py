@@ -16,10 +16,10 @@ import requests
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
-from ioscale import avro_wire, schemas, topics
-from ioscale.producer import TelemetryProducer
-from ioscale.stack.kafka import ensure_topics
-from ioscale.topics import TopicSpec
+from ioscale.provision.kafka import ensure_topics
+from ioscale.wire import avro_wire, schemas, topics
+from ioscale.wire.producer import TelemetryProducer
+from ioscale.wire.topics import TopicSpec
 
 from isolation import PREFIX, unique
 

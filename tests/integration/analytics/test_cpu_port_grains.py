@@ -15,12 +15,12 @@ from collections import defaultdict
 
 import pytest
 
-from ioscale import topics
-from ioscale.producer import TelemetryProducer
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 
 from isolation import PREFIX, unique
 

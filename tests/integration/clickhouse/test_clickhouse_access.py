@@ -15,7 +15,7 @@ from clickhouse_connect.driver.exceptions import DatabaseError
 from clickhouse_driver import Client as NativeClient
 from clickhouse_driver.errors import ServerException
 
-from ioscale.stack import migrations
+from ioscale.provision import migrations
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import CLICKHOUSE_USERS
 

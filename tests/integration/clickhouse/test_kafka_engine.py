@@ -14,9 +14,9 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
+from ioscale.provision.kafka import ensure_topics
 from ioscale.stack.clickhouse import client
-from ioscale.stack.kafka import ensure_topics
-from ioscale.topics import TopicSpec
+from ioscale.wire.topics import TopicSpec
 
 from isolation import PREFIX, scratch_name, unique
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from ioscale.stack import migrations, process
+from ioscale.provision import migrations
+from ioscale.stack import process
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import repo_root
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ioscale import topics
 from ioscale.collectors.fio_runner import run_fio
+from ioscale.wire import topics
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 

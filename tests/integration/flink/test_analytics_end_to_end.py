@@ -24,13 +24,14 @@ import pytest
 import requests
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from ioscale import topics
 from ioscale.histogram import LatencyHistogram
-from ioscale.producer import TelemetryProducer
+from ioscale.provision.flink import FlinkJobs
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
-from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
+from ioscale.stack.flink import ANALYTICS_JOB
 from ioscale.stack.progress import SilentProgress
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
 from live_records import HOST, cpu, io_sample, latencies, load, port, run_event, sleep_until
@@ -65,11 +66,11 @@ class Heartbeat(threading.Thread):
             self.stopped.wait(1.0)
 
 
-def _flink(stack) -> FlinkComponent:
-    return FlinkComponent(StackContext(stack.settings, stack.secrets, SilentProgress()))
+def _flink(stack) -> FlinkJobs:
+    return FlinkJobs(StackContext(stack.settings, stack.secrets, SilentProgress()))
 
 
-def _restart_analytics_job(flink: FlinkComponent) -> str:
+def _restart_analytics_job(flink: FlinkJobs) -> str:
     """Cancel the job, wait until it is gone, and let `configure()` resubmit it from its retained checkpoint."""
     overview = flink._rest("GET", "/jobs/overview")
     (job_id,) = [j["jid"] for j in overview["jobs"] if j["name"] == ANALYTICS_JOB and j["state"] == "RUNNING"]
@@ -271,7 +272,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     assert _dead_letter_metric(flink, restarted_as) >= 2
 
 
-def _dead_letter_metric(flink: FlinkComponent, job_id: str, timeout_s: float = 30.0) -> int:
+def _dead_letter_metric(flink: FlinkJobs, job_id: str, timeout_s: float = 30.0) -> int:
     """The Kafka source deserializer's deadLetters counter (Flink's REST metric view refreshes every ~10 s)."""
     vertices = flink._rest("GET", f"/jobs/{job_id}")["vertices"]
     (source,) = [v for v in vertices if v["name"].startswith("Source: io-samples")]

@@ -16,12 +16,12 @@ import time
 
 import pytest
 
-from ioscale import topics
-from ioscale.producer import TelemetryProducer
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.stack.progress import SilentProgress
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
 from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until

@@ -15,10 +15,10 @@ from datetime import datetime
 import requests
 from confluent_kafka import Producer
 
-from ioscale import avro_wire, topics
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import FlinkComponent
 from ioscale.stack.progress import SilentProgress
+from ioscale.wire import avro_wire, topics
 
 JOB = "ioscale-sample-monitor"
 #: window (10 s) + the time a record takes to reach the window operator, with room for a loaded box

@@ -13,14 +13,14 @@ import uuid
 
 import pytest
 
-from ioscale import topics
-from ioscale.producer import TelemetryProducer
-from ioscale.replay import analyze, result_rows, run_span
+from ioscale.provision.flink import FlinkJobs
+from ioscale.provision.replay import analyze, result_rows, run_span
 from ioscale.simulator import make_engine
 from ioscale.stack.clickhouse import client
 from ioscale.stack.component import StackContext
-from ioscale.stack.flink import FlinkComponent
 from ioscale.stack.progress import SilentProgress
+from ioscale.wire import topics
+from ioscale.wire.producer import TelemetryProducer
 
 from isolation import prefixed
 
@@ -49,7 +49,7 @@ def test_a_past_run_is_analysed_by_its_own_replay(stack):
                 "SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
                 parameters={"r": run_id}).result_rows[0][0] < sent_io:
             time.sleep(1)
-        held = analyze(FlinkComponent(StackContext(stack.settings, stack.secrets, SilentProgress())), ch, run_id,
+        held = analyze(FlinkJobs(StackContext(stack.settings, stack.secrets, SilentProgress())), ch, run_id,
                        timeout_s=600)
         assert held["scaling_curves"] == len(steps) == 4
         samples, ops = ch.query("SELECT sum(samples), sum(ops) FROM ioscale.io_fleet_1s FINAL WHERE run_id = {r:String}",

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from ioscale.registry.service import Registry
-from ioscale.registry.store import KafkaStore
+from ioscale.services.registry.service import Registry
+from ioscale.services.registry.store import KafkaStore
 
 from isolation import unique
 
@@ -103,7 +103,7 @@ def _start_registry(stack, port: int, topic: str, log_path) -> subprocess.Popen:
     log = open(log_path, "ab")
     python = str(stack.settings.venv_python) if stack.settings.venv_python.exists() else sys.executable
     return subprocess.Popen(
-        [python, "-m", "ioscale.registry", "--host", "127.0.0.1", "--port", str(port),
+        [python, "-m", "ioscale.services.registry", "--host", "127.0.0.1", "--port", str(port),
          "--bootstrap", stack.settings.kafka_bootstrap, "--topic", topic],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
     )

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from ioscale import topics
 from ioscale.query import NamedQuery, bind, execute, load
+from ioscale.wire import topics
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
-from ioscale.producer import TelemetryProducer
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
 
 from isolation import PREFIX, unique

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ioscale.importers import import_files
-from ioscale.producer import TelemetryProducer
-from ioscale.publish import publish_import
+from ioscale.wire.producer import TelemetryProducer
+from ioscale.wire.publish import publish_import
 from ioscale.stack.clickhouse import client
 
 from isolation import unique

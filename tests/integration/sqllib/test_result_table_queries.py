@@ -16,7 +16,7 @@ import pytest
 
 from ioscale.query import bind, execute, load
 from ioscale.stack.clickhouse import client
-from ioscale.stack.settings import repo_root
+from ioscale.paths import repo_root
 
 from isolation import PREFIX, scratch_name
 

@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ioscale import topics
 from ioscale.query import NamedQuery, QueryResult, bind, execute, load, parse
+from ioscale.wire import topics
 from ioscale.histogram import SCHEME_ID, LatencyHistogram
-from ioscale.producer import TelemetryProducer
+from ioscale.wire.producer import TelemetryProducer
 from ioscale.stack.clickhouse import client
 
 from isolation import PREFIX, unique

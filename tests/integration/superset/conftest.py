@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 import pytest
 import requests
 
-from ioscale import topics
 from ioscale.stack.clickhouse import client
+from ioscale.wire import topics
 
 from isolation import delete_rows, prefixed, unique
 
@@ -66,9 +66,9 @@ def _flink_job_running(stack) -> bool:
 
 
 def _produce(stack) -> Sweep:
-    from ioscale.producer import TelemetryProducer
     from ioscale.simulator import get_scenario
     from ioscale.simulator.engine import Engine
+    from ioscale.wire.producer import TelemetryProducer
 
     # Every run starts now (whole seconds: run ids carry the start time, so they are new each session) and is
     # STEP_S + RAMP_S per step long: the Flink job analyses records stamped at most a minute ahead of the wall

@@ -11,9 +11,10 @@ import json
 
 import pytest
 
+from ioscale.provision.superset import api_session
+from ioscale.provision.superset_bundle import dashboard_chart_refs, load_sources
 from ioscale.stack.clickhouse import client
-from ioscale.stack.superset import DASHBOARD_SLUGS, api_session
-from ioscale.stack.superset_bundle import dashboard_chart_refs, load_sources
+from ioscale.stack.superset import DASHBOARD_SLUGS
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ioscale.stack.superset import RUN_LINK_SLUGS
-from ioscale.stack.superset_browser import CHROMIUM, browser
-from ioscale.stack.superset_bundle import dashboard_chart_refs, load_sources
+from superset_browser import CHROMIUM, browser
+from ioscale.provision.superset_bundle import dashboard_chart_refs, load_sources
 
 pytestmark = [
     pytest.mark.timeout(900),

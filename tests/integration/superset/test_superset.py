@@ -13,11 +13,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 import requests
 
+from ioscale.provision.superset import SupersetDashboards, api_session
+from ioscale.provision.superset_bundle import bundle_uuids, dashboard_chart_refs, load_sources
 from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import CLICKHOUSE_USERS
-from ioscale.stack.superset import DATABASE_NAME, LIVE_DASHBOARD_SLUG, SupersetComponent, api_session
-from ioscale.stack.superset_bundle import bundle_uuids, dashboard_chart_refs, load_sources
+from ioscale.stack.superset import DATABASE_NAME, LIVE_DASHBOARD_SLUG
 
 from isolation import PREFIX, delete_rows, unique
 
@@ -157,7 +158,7 @@ def test_live_dashboard_is_imported_with_its_charts_and_filters(api, stack):
 def test_reimport_is_idempotent(api, stack):
     """`stack up` imports on every run: objects are matched by UUID, never duplicated."""
     before = _chart_ids(api)
-    comp = SupersetComponent(StackContext(stack.settings, stack.secrets, SilentProgress()))
+    comp = SupersetDashboards(StackContext(stack.settings, stack.secrets, SilentProgress()))
     comp.configure()
     comp.configure()
     assert _chart_ids(api) == before

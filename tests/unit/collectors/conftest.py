@@ -9,7 +9,7 @@ from typing import Any
 import fastavro
 import pytest
 
-from ioscale import topics
+from ioscale.wire import topics
 
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "schema"
 _FILES = {topics.IO_SAMPLES: "io_sample.avsc", topics.CPU_SAMPLES: "cpu_sample.avsc",

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from ioscale import topics
 from ioscale.collectors.linux import (
     Snapshot,
     Tagging,
@@ -12,6 +11,7 @@ from ioscale.collectors.linux import (
     read_snapshot,
     records_between,
 )
+from ioscale.wire import topics
 
 DISKSTATS_1 = """\
    8       0 sda 1000 10 80000 500 2000 20 160000 4000 3 6000 9000 0 0 0 0

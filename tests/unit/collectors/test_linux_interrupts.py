@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from ioscale import topics
 from ioscale.collectors.linux import (
     Interrupts,
     IrqLine,
@@ -28,6 +27,7 @@ from ioscale.collectors.linux import (
     read_snapshot,
     records_between,
 )
+from ioscale.wire import topics
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

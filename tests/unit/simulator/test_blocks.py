@@ -7,10 +7,10 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from ioscale import schemas, topics
-from ioscale.avro_wire import AvroEncoder
 from ioscale.simulator import list_scenarios, make_engine, run_simulation, simulate
 from ioscale.simulator.runner import BLOCK_RECORDS
+from ioscale.wire import schemas, topics
+from ioscale.wire.avro_wire import AvroEncoder
 
 START_MS = 1_767_225_600_000
 ALL = [s.name for s in list_scenarios()]

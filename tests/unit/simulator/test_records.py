@@ -12,9 +12,9 @@ import fastavro
 import fastavro.validation
 import pytest
 
-from ioscale import schemas, topics
 from ioscale.histogram import LatencyHistogram, bucket_index, bucket_lower_ns, bucket_upper_ns
 from ioscale.simulator import get_scenario, list_scenarios, simulate
+from ioscale.wire import schemas, topics
 
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "schema"
 START_MS = 1_767_225_600_000

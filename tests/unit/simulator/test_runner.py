@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from ioscale import topics
 from ioscale.simulator import run_simulation, simulate
+from ioscale.wire import topics
 
 START_MS = 1_767_225_600_000
 

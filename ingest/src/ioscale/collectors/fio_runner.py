@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ioscale import topics
 from ioscale.histogram import LatencyHistogram
 from ioscale.importers.common import (
     Issues,
@@ -45,7 +44,8 @@ from ioscale.importers.common import (
     to_number,
 )
 from ioscale.importers.fio import FioDoc, Pairs, bins_histogram, fio_target, job_options, parse_fio_json, rw_mix
-from ioscale.model import Direction, RunEvent
+from ioscale.wire import topics
+from ioscale.wire.records import Direction, RunEvent
 
 SWEEPABLE = ("numjobs", "iodepth", "bs")
 _DIRS: tuple[tuple[str, Direction], ...] = (("read", "READ"), ("write", "WRITE"))

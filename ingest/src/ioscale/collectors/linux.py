@@ -76,9 +76,9 @@ from dataclasses import dataclass, field
 from operator import add, itemgetter, sub
 from typing import Any, Callable, Iterable, Mapping
 
-from ioscale import topics
 from ioscale.importers.common import cpu_sample, io_sample
-from ioscale.model import PortKind, PortSample
+from ioscale.wire import topics
+from ioscale.wire.records import PortKind, PortSample
 
 SECTOR_BYTES = 512
 #: /proc/stat cpu columns in kernel order.

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, Sequence
 
-from ioscale.model import (
+from ioscale.wire.records import (
     CpuSample,
     CpuScope,
     Direction,

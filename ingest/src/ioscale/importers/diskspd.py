@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ioscale.model import CpuSample, CpuScope, IoSample
 from ioscale.importers.common import (
     UNKNOWN_HOST,
     ImportResult,
@@ -49,6 +48,7 @@ from ioscale.importers.common import (
 from ioscale.importers.diskspd_model import DIRECTIONS, DiskspdRun, Load, Percentiles, Timespan
 from ioscale.importers.diskspd_text import parse_text
 from ioscale.importers.diskspd_xml import parse_xml
+from ioscale.wire.records import CpuSample, CpuScope, IoSample
 
 
 def import_diskspd(sources: Sequence[Source], run_id: str | None = None, *, start_ms: int | None = None,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ioscale.model import Direction
 from ioscale.importers.common import Issues, checked_pct, checked_time_ms, decimal_ms_to_ns
+from ioscale.wire.records import Direction
 
 DIRECTIONS: tuple[Direction, Direction] = ("READ", "WRITE")
 SUPPORTED_MAJOR_VERSIONS = {"2"}

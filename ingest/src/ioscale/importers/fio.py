@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ioscale.histogram import LatencyHistogram
-from ioscale.model import Direction
 from ioscale.importers.common import (
     INT64_MAX,
     UNKNOWN_HOST,
@@ -64,6 +63,7 @@ from ioscale.importers.fio_bins import (
     plat_idx_to_val,
     plat_val_to_idx,
 )
+from ioscale.wire.records import Direction
 
 SUPPORTED_MAJOR_VERSIONS = {"2", "3"}
 _DIRS: tuple[tuple[str, Direction], ...] = (("read", "READ"), ("write", "WRITE"))

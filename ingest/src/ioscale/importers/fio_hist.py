@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ioscale.histogram import LatencyHistogram
-from ioscale.model import Direction
 from ioscale.importers.common import (
     INT64_MAX,
     UNKNOWN_HOST,
@@ -49,6 +48,7 @@ from ioscale.importers.common import (
 )
 from ioscale.importers.fio import FioDoc, fio_target, group_windows, job_options, parse_fio_json, rw_mix
 from ioscale.importers.fio_bins import coarse_bin_value, hist_log_layout
+from ioscale.wire.records import Direction
 
 _DDIR: dict[int, Direction] = {0: "READ", 1: "WRITE"}
 _LOG_INDEX_RE = re.compile(r"\.(\d+)\.log$")

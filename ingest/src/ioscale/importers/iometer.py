@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Sequence
 
-from ioscale.model import Direction
 from ioscale.importers.common import (
     UNKNOWN_HOST,
     ImportResult,
@@ -76,6 +75,7 @@ from ioscale.importers.common import (
     step_load,
     to_number,
 )
+from ioscale.wire.records import Direction
 
 #: Longest plausible test (10^7 s = 115 days); beyond it the timer resolution or run time is garbage.
 MAX_RUN_S = 1e7

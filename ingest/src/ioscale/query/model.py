@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ioscale.paths import repo_root
 from ioscale.query.errors import QueryFileError, QueryLibraryError
 from ioscale.query.params import Param, parse_declaration
 
@@ -73,8 +74,6 @@ class NamedQuery:
 def queries_dir(repo: Path | None = None) -> Path:
     """``<checkout>/sql/queries``."""
     if repo is None:
-        from ioscale.stack.settings import repo_root
-
         repo = repo_root()
     return repo / "sql" / "queries"
 

@@ -21,7 +21,7 @@ each I/O moves over each port.
 Determinism: one numpy PCG64 stream per (seed, run, step), drawn in fixed chunks of intervals, so the
 same seed and start time give the same records, byte for byte, in fast and real-time mode alike.
 
-Output form: the samples of an interval leave as column blocks (ioscale.columns), the numpy arrays the
+Output form: the samples of an interval leave as column blocks (ioscale.wire.columns), the numpy arrays the
 model computes plus per-step identity columns (who each row is), never as one dict per sample: building
 ~2 dicts per I/O sample cost more than generating it, and the producer encodes blocks directly.
 `Batch.records` builds the dicts for whoever wants them, equal to what the engine built before.
@@ -37,26 +37,27 @@ from typing import Any
 
 import numpy as np
 
-from ioscale import model, topics
-from ioscale.columns import Coded, Const, Ragged, RecordBlock
 from ioscale.histogram import SCHEME_ID
 from ioscale.simulator import network
 from ioscale.simulator.model import STRATA_EDGES, STRATA_WIDTHS, bucket_indexes, norm_ppf
 from ioscale.simulator.specs import KIB, RunSpec, Scenario, StepSpec
+from ioscale.wire import topics
+from ioscale.wire.columns import Coded, Const, Ragged, RecordBlock
+from ioscale.wire.records import CpuSample, IoSample, PortSample
 
 CHUNK_INTERVALS = 16            # intervals drawn per numpy batch (fixed: part of the determinism)
 INDEX_BITS = 13                 # bucket indexes < 8192: key = row << 13 | index
 USER_SHARE_OF_GUEST = 0.25      # of the issuing OS's CPU per I/O, the load tool's user-mode part
 SCHEMA_VERSION_TAG = "1"
-IO_FIELDS = tuple(model.IoSample.__annotations__)     # schema order (tests check model.py against schema/)
-CPU_FIELDS = tuple(model.CpuSample.__annotations__)
-PORT_FIELDS = tuple(model.PortSample.__annotations__)
+IO_FIELDS = tuple(IoSample.__annotations__)     # schema order (tests check records.py against schema/)
+CPU_FIELDS = tuple(CpuSample.__annotations__)
+PORT_FIELDS = tuple(PortSample.__annotations__)
 
 
 class Batch:
     """Records due at `due_ms` (simulated time): events at their time, samples at the end of their interval.
 
-    Samples come as column blocks (ioscale.columns), one per topic, in the order IoSample, CpuSample,
+    Samples come as column blocks (ioscale.wire.columns), one per topic, in the order IoSample, CpuSample,
     PortSample: a producer that takes blocks encodes them without building a dict per record.
     `records` lists every record as (topic, dict) -- the events, then each block's records -- built
     on first use.

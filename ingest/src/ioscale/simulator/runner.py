@@ -1,8 +1,8 @@
 """Paces the engine's record stream (real time or as fast as possible) and hands records to a producer.
 
 The simulator never imports Kafka: `run_simulation` takes any object with ``send(topic, record)`` and
-``flush()`` -- ioscale.producer.TelemetryProducer in production, a list-backed fake in tests. A sink that
-also has ``send_blocks(blocks)`` gets the samples as column blocks (ioscale.columns) and never sees a
+``flush()`` -- ioscale.wire.producer.TelemetryProducer in production, a list-backed fake in tests. A sink that
+also has ``send_blocks(blocks)`` gets the samples as column blocks (ioscale.wire.columns) and never sees a
 dict per sample: that is what lets one process produce 50k+ I/O samples/s with histograms. In fast mode
 blocks are gathered up to BLOCK_RECORDS records (fewer, larger batches to encode); events and the end of
 the run send what is gathered first, so records leave in the order the engine made them.
@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ioscale import topics
-from ioscale.columns import RecordBlock
 from ioscale.errors import IoscaleError
 from ioscale.simulator import scenarios
 from ioscale.simulator.engine import Batch, Engine
+from ioscale.wire import topics
+from ioscale.wire.columns import RecordBlock
 
 Mode = Literal["fast", "realtime"]
 

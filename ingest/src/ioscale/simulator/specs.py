@@ -10,8 +10,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ioscale.model import PortKind, Tool
 from ioscale.simulator.model import LatencyShape
+from ioscale.wire.records import PortKind, Tool
 
 KIB = 1024
 MIB = 1024 * 1024

@@ -1,9 +1,9 @@
 """ClickHouse 26.9 for the local stack: chdb-core's engine served over HTTP and native TCP.
 
-Nothing is downloaded: ``chdb`` and ``chdb-core`` are pinned dependencies of the ioscale venv, and
-``ioscale.stack.clickhouse_server`` turns the embedded engine into a foreground server process
-(see that module for how and why). This module renders its config and accounts, starts it,
-waits for a real query to answer, and applies the SQL migrations.
+Nothing is downloaded: ``chdb`` and ``chdb-core`` are pinned in the ioscale venv (the ``stack`` extra), and
+``ioscale.services.clickhouse_server`` turns the embedded engine into a foreground server process
+(see that module for how and why). This module renders its config and accounts, starts it and
+waits for a real query to answer; ``ioscale.provision.clickhouse`` applies the SQL migrations.
 
 Accounts (names in ``settings.CLICKHOUSE_USERS``, passwords generated into ``secrets.env`` and
 stored in users.xml only as sha256):
@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from ioscale.errors import StackError
-from ioscale.stack import migrations
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec, port_in_use
@@ -98,14 +97,6 @@ def write_private(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def migration_placeholders(settings: StackSettings) -> dict[str, str]:
-    """Values for ``{{name}}`` in sql/migrations: what Kafka-engine tables need to find their sources."""
-    return {
-        "kafka_bootstrap": settings.kafka_bootstrap,
-        "registry_url": settings.url("registry"),
-    }
-
-
 def client(ctx_or_settings: StackContext | StackSettings, secrets: Mapping[str, str] | None = None,
            role: str = "reader", **kwargs: Any):
     """A clickhouse-connect (HTTP) client logged in as ``role`` (admin | ingest | flink | reader).
@@ -162,12 +153,12 @@ class ClickHouseComponent(Component):
         run_logged(
             "clickhouse",
             "checking the embedded ClickHouse engine (chdb-core) in the venv",
-            [self.settings.venv_python, "-m", "ioscale.stack.clickhouse_server", "--check"],
+            [self.settings.venv_python, "-m", "ioscale.services.clickhouse_server", "--check"],
             self.install_log,
             self.ui,
             timeout_s=120,
             hint="reinstall the venv's pinned chdb==4.4.0 and chdb-core==26.9.0 "
-                 "(pip install -e ingest), then re-run `ioscale stack up`",
+                 "(scripts/bootstrap.sh: pip install -e 'ingest[stack]'), then re-run `ioscale stack up`",
         )
         self.mark_installed()
 
@@ -185,7 +176,7 @@ class ClickHouseComponent(Component):
         return [
             self.spec(
                 None,
-                [str(self.settings.venv_python), "-m", "ioscale.stack.clickhouse_server",
+                [str(self.settings.venv_python), "-m", "ioscale.services.clickhouse_server",
                  "--config", str(self.config_file)],
                 cwd=self.conf_dir,
                 env={"PYTHONUNBUFFERED": "1"},
@@ -216,18 +207,6 @@ class ClickHouseComponent(Component):
     def wait_ready(self, timeout_s: float) -> None:
         # The engine answers within a second; poll finely so `up` does not idle.
         self.wait_for("SELECT 1 over HTTP as the admin user", self._answers, timeout_s, interval_s=0.1)
-
-    def configure(self) -> None:
-        with client(self.ctx, role="admin") as admin:
-            report = migrations.apply(
-                migrations.ClickHouseExecutor(admin),
-                migrations.migrations_dir(self.settings),
-                migration_placeholders(self.settings),
-            )
-        if report.applied:
-            self.ui.done(f"clickhouse: applied {len(report.applied)} migration(s): {', '.join(report.applied)}")
-        else:
-            self.ui.done(f"clickhouse: schema up to date ({len(report.skipped)} migrations)")
 
     def health(self) -> Health:
         if not port_in_use(self.settings.host, self.settings.port("clickhouse_http")):

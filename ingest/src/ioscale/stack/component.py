@@ -6,7 +6,8 @@ Lifecycle driven by the launcher, each step idempotent so `stack up` can be re-r
     prepare()   write config files, format storage once
     processes() the background processes to start (PID file + log file each)
     wait_ready() block until a real readiness check passes (not just an open port)
-    configure() post-start work: topics, DDL, users, job submission, dashboard import
+    configure() post-start work (topics, DDL, job submission, dashboard import): none here;
+                ioscale.provision's subclasses add it (ioscale.provision.launcher names them)
     health()    one-line state for `stack status`
     endpoints() URLs and credential hints printed at the end of `up`
 """
@@ -112,7 +113,7 @@ class Component(ABC):
     def wait_ready(self, timeout_s: float) -> None: ...
 
     def configure(self) -> None:
-        pass
+        """Provision the running service; the stack only installs, runs and checks it (see ioscale.provision)."""
 
     @abstractmethod
     def health(self) -> Health: ...

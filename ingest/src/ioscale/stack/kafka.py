@@ -8,7 +8,6 @@ import shutil
 import uuid
 from pathlib import Path
 
-from ioscale import topics as topic_specs
 from ioscale.errors import StackError
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health
@@ -137,9 +136,6 @@ class KafkaComponent(Component):
     def wait_ready(self, timeout_s: float) -> None:
         self.wait_for("broker metadata", self._broker_answers, timeout_s)
 
-    def configure(self) -> None:
-        ensure_topics(self._admin(), topic_specs.TOPICS)
-
     def health(self) -> Health:
         try:
             if not port_in_use(self.settings.host, self.settings.port("kafka")):
@@ -152,21 +148,3 @@ class KafkaComponent(Component):
 
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint("Kafka bootstrap", self.settings.kafka_bootstrap)]
-
-
-def ensure_topics(admin, specs) -> list[str]:
-    """Create the topics that do not exist yet; existing ones are left as they are. Returns created names."""
-    from confluent_kafka.admin import NewTopic
-
-    existing = set(admin.list_topics(timeout=10).topics)
-    new = [NewTopic(s.name, num_partitions=s.partitions, replication_factor=1, config=s.config)
-           for s in specs if s.name not in existing]
-    if not new:
-        return []
-    for name, fut in admin.create_topics(new, request_timeout=15).items():
-        try:
-            fut.result()
-        except Exception as e:  # a concurrent creator is fine; anything else is fatal
-            if "TOPIC_ALREADY_EXISTS" not in str(e):
-                raise StackError("kafka", f"creating topic {name} failed: {e}") from e
-    return [t.topic for t in new]

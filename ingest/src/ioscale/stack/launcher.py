@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ioscale.errors import ConfigError, StackError
@@ -17,7 +18,8 @@ from ioscale.stack.process import PortTakenError, ProcessDiedError
 from ioscale.stack.progress import Progress
 from ioscale.stack.settings import StackSettings, load_secrets
 
-#: name -> "module:Class", imported lazily so `stack status` does not load every client library.
+#: name -> "module:Class", imported lazily so `stack status` does not load every client library. These only
+#: install, run and check their service; ioscale.provision.launcher names the subclasses that also provision it.
 COMPONENTS: dict[str, str] = {
     "kafka": "ioscale.stack.kafka:KafkaComponent",
     "registry": "ioscale.stack.registry:RegistryComponent",
@@ -28,18 +30,19 @@ COMPONENTS: dict[str, str] = {
 READY_TIMEOUT_S = {"kafka": 90, "registry": 60, "clickhouse": 90, "flink": 120, "superset": 180}
 
 
-def component_class(name: str) -> type[Component]:
-    module, cls = COMPONENTS[name].split(":")
+def component_class(name: str, components: Mapping[str, str] | None = None) -> type[Component]:
+    module, cls = (COMPONENTS if components is None else components)[name].split(":")
     return getattr(importlib.import_module(module), cls)
 
 
-def select(names: list[str] | None) -> list[str]:
+def select(names: list[str] | None, components: Mapping[str, str] | None = None) -> list[str]:
+    components = COMPONENTS if components is None else components
     if not names:
-        return list(COMPONENTS)
-    unknown = [n for n in names if n not in COMPONENTS]
+        return list(components)
+    unknown = [n for n in names if n not in components]
     if unknown:
-        raise ConfigError(f"unknown component(s) {', '.join(unknown)}; choose from {', '.join(COMPONENTS)}")
-    return [n for n in COMPONENTS if n in names]  # keep dependency order whatever the user typed
+        raise ConfigError(f"unknown component(s) {', '.join(unknown)}; choose from {', '.join(components)}")
+    return [n for n in components if n in names]  # keep dependency order whatever the user typed
 
 
 @dataclass
@@ -50,7 +53,12 @@ class ComponentStatus:
 
 
 class Launcher:
-    def __init__(self, settings: StackSettings | None = None, ui: Progress | None = None):
+    """Drives the components named in ``components`` ("module:Class" by name, in dependency order; default
+    ``COMPONENTS``)."""
+
+    def __init__(self, settings: StackSettings | None = None, ui: Progress | None = None,
+                 components: Mapping[str, str] | None = None):
+        self.components = components
         self.settings = settings or StackSettings.from_env()
         self.ui = ui or Progress()
         self._ctx: StackContext | None = None
@@ -74,12 +82,12 @@ class Launcher:
         return self._ctx
 
     def component(self, name: str, create_secrets: bool = False) -> Component:
-        return component_class(name)(self.context(create_secrets))
+        return component_class(name, self.components)(self.context(create_secrets))
 
     # -- up ---------------------------------------------------------------------------------------
     def up(self, names: list[str] | None = None) -> list[Component]:
         t0 = time.monotonic()
-        comps = [self.component(n, create_secrets=True) for n in select(names)]
+        comps = [self.component(n, create_secrets=True) for n in select(names, self.components)]
         # Install everything first: the slow downloads happen before any service holds memory.
         for comp in comps:
             if comp.is_installed():
@@ -114,7 +122,7 @@ class Launcher:
     # -- down -------------------------------------------------------------------------------------
     def down(self, names: list[str] | None = None) -> list[str]:
         stopped = []
-        for name in reversed(select(names)):
+        for name in reversed(select(names, self.components)):
             comp = self.component(name)
             for spec in reversed(comp.processes()):
                 if process.stop(spec):
@@ -125,7 +133,7 @@ class Launcher:
     # -- status -----------------------------------------------------------------------------------
     def status(self, names: list[str] | None = None) -> list[ComponentStatus]:
         out = []
-        for name in select(names):
+        for name in select(names, self.components):
             comp = self.component(name)
             procs = [(s.name, process.read_pid(s.pid_file)) for s in comp.processes()]
             health = comp.health() if all(pid for _, pid in procs) else None

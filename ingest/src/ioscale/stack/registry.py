@@ -1,4 +1,4 @@
-"""The schema registry: ioscale's own Confluent-compatible server (``ioscale.registry``), one Python process.
+"""The schema registry: ioscale's own Confluent-compatible server (``ioscale.services.registry``), one Python process.
 
 Nothing to download: the code ships in the ioscale package. It keeps its schemas in Kafka (topic
 ``_schemas``), so it starts after the broker, and it listens only once it has read that topic to
@@ -34,7 +34,7 @@ class RegistryComponent(Component):
         return [
             self.spec(
                 None,
-                [str(self.settings.venv_python), "-m", "ioscale.registry",
+                [str(self.settings.venv_python), "-m", "ioscale.services.registry",
                  "--host", self.settings.host, "--port", str(port),
                  "--bootstrap", self.settings.kafka_bootstrap, "--topic", SCHEMAS_TOPIC],
                 env={"PYTHONUNBUFFERED": "1"},  # log lines reach the log file as they happen
@@ -54,15 +54,6 @@ class RegistryComponent(Component):
 
     def wait_ready(self, timeout_s: float) -> None:
         self.wait_for("GET /subjects", self._subjects_answer, timeout_s)
-
-    def configure(self) -> None:
-        # Producers register on first use too; registering here means ClickHouse's Kafka tables and
-        # Flink find every schema before the first record, and an incompatible change fails `up` loudly.
-        from ioscale import schemas
-
-        registered = schemas.register_all(self.url)
-        self.ui.done(f"registry: {len(registered)} schemas registered "
-                     f"({', '.join(f'{r.subject}={r.schema_id}' for r in registered)})")
 
     def health(self) -> Health:
         try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ioscale.errors import ConfigError
+from ioscale.paths import repo_root
 
 #: Default TCP ports, one per listening socket. Names are what ``IOSCALE_<NAME>_PORT`` overrides.
 DEFAULT_PORTS: dict[str, int] = {
@@ -48,18 +49,6 @@ CLICKHOUSE_USERS = {
     "reader": "ioscale_reader",
 }
 SUPERSET_ADMIN_USER = "admin"
-
-
-def repo_root() -> Path:
-    """The checkout this package was installed from (editable install), found by its marker files."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "stream-jobs").is_dir() and (parent / "ingest").is_dir():
-            return parent
-    env = os.environ.get("IOSCALE_REPO")
-    if env:
-        return Path(env)
-    raise ConfigError("cannot find the ioscale checkout; set IOSCALE_REPO to its path")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,42 @@
+"""`ioscale analyze RUN`: a bounded replay of a run through the analytics job (see ioscale.provision.replay)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def analyze_run(run_id: str, wait_for_samples: int = 0, timeout_s: float = 1800.0) -> None:
+    import time
+
+    from ioscale.provision.flink import FlinkJobs
+    from ioscale.provision.replay import analyze
+    from ioscale.stack.clickhouse import client
+    from ioscale.stack.component import StackContext
+    from ioscale.stack.progress import Progress
+    from ioscale.stack.settings import StackSettings, load_secrets
+
+    settings = StackSettings.from_env()
+    secrets = load_secrets(settings)
+    flink = FlinkJobs(StackContext(settings, secrets, Progress()))
+    with client(settings, secrets, "reader") as ch:
+        deadline = time.monotonic() + 120
+        while wait_for_samples and time.monotonic() < deadline and ch.query(  # the Kafka engine inserts in batches
+                "SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
+                parameters={"r": run_id}).result_rows[0][0] < wait_for_samples:
+            time.sleep(1)
+        analyze(flink, ch, run_id, timeout_s)
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    for run_id in args.run_ids:
+        analyze_run(run_id, timeout_s=args.timeout_s)
+        print(f"results: ioscale sql scaling_curve -p run_id={run_id}; ioscale sql saturation_events -p run_id={run_id}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    an = sub.add_parser("analyze", help="analyse runs the live Flink job could not (imported or replayed after "
+                                        "the fact): a bounded replay of the run through the same job")
+    an.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="see `ioscale sql run_list`")
+    an.add_argument("--timeout-s", type=float, default=1800.0, help="longest wait for the replay (default 1800)")
+    an.set_defaults(func=_cmd_analyze)

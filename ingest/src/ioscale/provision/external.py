@@ -1,0 +1,107 @@
+"""Initialise services that something else runs (docker-compose, a lab cluster): `ioscale admin init`.
+
+The local stack does the same work inside its components; this is the path for servers we do not
+start: create the topics, register the schemas, create the ClickHouse roles with the same rights as
+the local users.xml (SQL access management), apply sql/migrations, and render the Superset bundle.
+Passwords come from the environment (CLICKHOUSE_<ROLE>_PASSWORD), never from arguments.
+
+The roles' rights have one definition, stack/clickhouse/users.xml.tmpl (what the local server reads): the
+grants of each account and the reader profile's limits are read from it and issued here as SQL.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from ioscale.errors import ConfigError
+from ioscale.paths import repo_root
+from ioscale.stack.clickhouse import ROLES, password_secret_name, render_users
+from ioscale.stack.progress import Progress
+from ioscale.stack.settings import CLICKHOUSE_USERS
+
+READER_PROFILE = "ioscale_reader_profile"
+#: Settings of the local reader profile that the SQL profile carries too.
+READER_LIMITS = ("readonly", "max_execution_time")
+
+
+@dataclass(frozen=True)
+class ExternalTargets:
+    kafka_bootstrap: str
+    registry_url: str
+    clickhouse_url: str
+    superset_bundle_out: Path | None = None
+    superset_clickhouse_host: str | None = None  # host name Superset uses to reach ClickHouse
+
+
+def password(role: str, env: dict[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    name = f"CLICKHOUSE_{role.upper()}_PASSWORD"
+    value = env.get(name, "")
+    if not value:
+        raise ConfigError(f"{name} is not set", "pass the ClickHouse passwords in the environment")
+    return value
+
+
+def local_rights(repo: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The grants of every account that has some (the admin holds all rights instead: it is the server's own
+    account) and the reader profile's limits, as stack/clickhouse/users.xml.tmpl gives them to the local server."""
+    template = (repo / "stack" / "clickhouse" / "users.xml.tmpl").read_text()
+    root = ET.fromstring(render_users({password_secret_name(r): "-" for r in ROLES}, template))
+    users = root.find("users")
+    grants = {role: [q.text.strip() for q in users.find(CLICKHOUSE_USERS[role]).findall("grants/query")]
+              for role in ROLES if users.find(CLICKHOUSE_USERS[role]).find("grants") is not None}
+    profile = root.find(f"profiles/{users.find(CLICKHOUSE_USERS['reader']).findtext('profile')}")
+    return grants, {name: profile.findtext(name).strip() for name in READER_LIMITS}
+
+
+def user_statements(env: dict[str, str] | None = None, repo: Path | None = None) -> list[str]:
+    """Idempotent SQL creating the ingest, Flink and reader users (passwords re-set on every run)."""
+    grants, limits = local_rights(repo or repo_root())
+    out = [f"CREATE SETTINGS PROFILE IF NOT EXISTS {READER_PROFILE} SETTINGS readonly = {limits['readonly']} CONST, "
+           f"max_execution_time = {limits['max_execution_time']}"]
+    for role, role_grants in grants.items():
+        user = CLICKHOUSE_USERS[role]
+        pw = password(role, env).replace("\\", "\\\\").replace("'", "\\'")
+        profile = f" SETTINGS PROFILE '{READER_PROFILE}'" if role == "reader" else ""
+        out.append(f"CREATE USER IF NOT EXISTS {user} IDENTIFIED WITH sha256_password BY '{pw}'{profile}")
+        out.append(f"ALTER USER {user} IDENTIFIED WITH sha256_password BY '{pw}'{profile}")
+        out += [f"{g} TO {user}" for g in role_grants]
+    return out
+
+
+def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
+    import clickhouse_connect
+    from confluent_kafka.admin import AdminClient
+
+    from ioscale.provision import migrations
+    from ioscale.provision.kafka import ensure_topics
+    from ioscale.wire import schemas, topics
+
+    created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS)
+    ui.done(f"kafka: topics ready ({len(created)} created)")
+    registered = schemas.register_all(targets.registry_url)
+    ui.done(f"registry: {len(registered)} schemas registered")
+
+    url = urlparse(targets.clickhouse_url)
+    admin = clickhouse_connect.get_client(host=url.hostname, port=url.port or 8123, username=CLICKHOUSE_USERS["admin"],
+                                          password=password("admin"))
+    admin.command("CREATE DATABASE IF NOT EXISTS ioscale")
+    report = migrations.apply(migrations.ClickHouseExecutor(admin), repo / "sql" / "migrations",
+                              {"kafka_bootstrap": targets.kafka_bootstrap, "registry_url": targets.registry_url})
+    ui.done(f"clickhouse: {len(report.applied)} migrations applied, {len(report.skipped)} already there")
+    for stmt in user_statements(repo=repo):
+        admin.command(stmt)
+    ui.done("clickhouse: users ioscale_ingest, ioscale_flink, ioscale_reader ready")
+
+    if targets.superset_bundle_out:
+        from ioscale.provision.superset_bundle import build_bundle, clickhouse_uri
+
+        uri = clickhouse_uri(CLICKHOUSE_USERS["reader"], password("reader"),
+                             targets.superset_clickhouse_host or url.hostname, url.port or 8123)
+        targets.superset_bundle_out.parent.mkdir(parents=True, exist_ok=True)
+        targets.superset_bundle_out.write_bytes(build_bundle(repo / "superset", uri))
+        ui.done(f"superset: bundle written to {targets.superset_bundle_out}")

@@ -1,1 +1,0 @@
-"""Developer tools (vector generators and the like); nothing here runs in the pipeline."""

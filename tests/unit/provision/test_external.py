@@ -1,0 +1,46 @@
+"""`ioscale admin init` gives the compose/cluster ClickHouse the same users and rights as the local users.xml."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ioscale.errors import ConfigError
+from ioscale.provision.external import user_statements
+from ioscale.stack.settings import CLICKHOUSE_USERS
+
+REPO = Path(__file__).resolve().parents[3]
+ENV = {f"CLICKHOUSE_{r.upper()}_PASSWORD": f"pw-{r}-'q" for r in ("admin", "ingest", "flink", "reader")}
+
+
+def _users_xml_grants() -> dict[str, set[str]]:
+    text = (REPO / "stack/clickhouse/users.xml.tmpl").read_text()
+    out = {}
+    for role in ("ingest", "flink", "reader"):
+        block = re.search(rf"<\$\{{{role}_user\}}>(.*?)</\$\{{{role}_user\}}>", text, re.S).group(1)
+        out[role] = {g.strip() for g in re.findall(r"<query>(.*?)</query>", block)}
+    return out
+
+
+def test_grants_mirror_local_users_xml():
+    stmts = user_statements(ENV)
+    for role, grants in _users_xml_grants().items():
+        user = CLICKHOUSE_USERS[role]
+        sql_grants = {s.replace(f" TO {user}", "") for s in stmts if s.startswith("GRANT") and s.endswith(f" TO {user}")}
+        assert sql_grants == grants, role
+
+
+def test_reader_is_readonly_and_passwords_are_quoted():
+    stmts = user_statements(ENV)
+    assert any("readonly = 2 CONST" in s for s in stmts)
+    reader = [s for s in stmts if s.startswith(("CREATE USER IF NOT EXISTS ioscale_reader", "ALTER USER ioscale_reader"))]
+    assert len(reader) == 2 and all("SETTINGS PROFILE 'ioscale_reader_profile'" in s for s in reader)
+    assert all("pw-reader-\\'q" in s for s in reader)  # a quote in a password cannot end the literal
+    assert not any("ioscale_admin" in s for s in stmts)  # the admin is the image's own account
+
+
+def test_missing_password_is_named():
+    env = dict(ENV)
+    del env["CLICKHOUSE_FLINK_PASSWORD"]
+    with pytest.raises(ConfigError, match="CLICKHOUSE_FLINK_PASSWORD is not set"):
+        user_statements(env)

@@ -1,0 +1,210 @@
+"""Migration runner logic against a fake executor: order, idempotence, append-only checksums, placeholders."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from ioscale.provision import migrations as mig
+from ioscale.stack.settings import StackSettings, repo_root
+
+PLACEHOLDERS = {"kafka_bootstrap": "127.0.0.1:9092", "registry_url": "http://127.0.0.1:8081"}
+
+
+class FakeExecutor:
+    """Records statements; keeps the bookkeeping table as a dict, like schema_migrations would."""
+
+    def __init__(self, fail_on: str | None = None):
+        self.statements: list[str] = []
+        self.table: dict[str, str] = {}
+        self.fail_on = fail_on
+
+    def execute(self, sql: str) -> None:
+        if self.fail_on and self.fail_on in sql:
+            raise RuntimeError("Code: 62. DB::Exception: Syntax error")
+        self.statements.append(sql)
+
+    def applied(self) -> dict[str, str]:
+        return dict(self.table)
+
+    def record(self, name: str, sha256: str, duration_ms: int) -> None:
+        assert duration_ms >= 0
+        self.table[name] = sha256
+
+    @property
+    def ddl(self) -> list[str]:
+        return [s for s in self.statements if s not in mig.BOOTSTRAP_SQL]
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    d = tmp_path / "migrations"
+    d.mkdir()
+    write(d, "0002_create_table_b.sql", "CREATE TABLE IF NOT EXISTS ioscale.b (x UInt8) ENGINE = Memory;\n")
+    write(d, "0001_create_database_ioscale.sql", "-- the database\nCREATE DATABASE IF NOT EXISTS ioscale\n")
+    write(d, "0010_create_table_q.sql",
+          "CREATE TABLE IF NOT EXISTS ioscale.q (x UInt8) ENGINE = Kafka SETTINGS "
+          "kafka_broker_list = '{{kafka_bootstrap}}', format_avro_schema_registry_url = '{{ registry_url }}'")
+    return d
+
+
+def test_applies_in_number_order_after_bootstrap(folder: Path) -> None:
+    ex = FakeExecutor()
+    report = mig.apply(ex, folder, PLACEHOLDERS)
+    assert report.applied == ["0001_create_database_ioscale.sql", "0002_create_table_b.sql", "0010_create_table_q.sql"]
+    assert ex.statements[: len(mig.BOOTSTRAP_SQL)] == list(mig.BOOTSTRAP_SQL)
+    assert ex.ddl[0].endswith("CREATE DATABASE IF NOT EXISTS ioscale")
+    assert ex.ddl[1] == "CREATE TABLE IF NOT EXISTS ioscale.b (x UInt8) ENGINE = Memory"  # `;` dropped
+    assert "kafka_broker_list = '127.0.0.1:9092'" in ex.ddl[2]
+    assert "format_avro_schema_registry_url = 'http://127.0.0.1:8081'" in ex.ddl[2]
+
+
+def test_second_run_applies_nothing(folder: Path) -> None:
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    n = len(ex.ddl)
+    report = mig.apply(ex, folder, PLACEHOLDERS)
+    assert report.applied == [] and len(report.skipped) == 3
+    assert len(ex.ddl) == n
+
+
+def test_new_file_is_applied_alone(folder: Path) -> None:
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    write(folder, "0011_create_table_c.sql", "CREATE TABLE IF NOT EXISTS ioscale.c (x UInt8) ENGINE = Memory")
+    report = mig.apply(ex, folder, PLACEHOLDERS)
+    assert report.applied == ["0011_create_table_c.sql"]
+    assert ex.ddl[-1].startswith("CREATE TABLE IF NOT EXISTS ioscale.c")
+
+
+def test_records_checksum_of_raw_file_not_rendered_sql(folder: Path) -> None:
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    raw = (folder / "0010_create_table_q.sql").read_bytes()
+    assert ex.table["0010_create_table_q.sql"] == hashlib.sha256(raw).hexdigest()
+    # Moving Kafka to another port changes the rendered SQL, not the migration.
+    report = mig.apply(ex, folder, {**PLACEHOLDERS, "kafka_bootstrap": "127.0.0.1:19092"})
+    assert report.applied == []
+
+
+def test_changed_applied_migration_is_an_error(folder: Path) -> None:
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    write(folder, "0002_create_table_b.sql", "CREATE TABLE IF NOT EXISTS ioscale.b (x UInt16) ENGINE = Memory")
+    write(folder, "0003_create_table_new.sql", "CREATE TABLE IF NOT EXISTS ioscale.n (x UInt8) ENGINE = Memory")
+    with pytest.raises(mig.MigrationError, match="0002_create_table_b.sql") as err:
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert "append-only" in err.value.hint
+    assert not any("ioscale.n" in s for s in ex.statements)  # nothing runs after a broken history
+
+
+def test_applied_migration_whose_file_vanished_is_an_error(folder: Path) -> None:
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    (folder / "0002_create_table_b.sql").unlink()
+    with pytest.raises(mig.MigrationError, match=r"1 migration\(s\) the migrations folder no longer holds "
+                                                 r"\(0002_create_table_b.sql\)"):
+        mig.apply(ex, folder, PLACEHOLDERS)
+
+
+def test_a_database_from_before_the_baseline_must_be_recreated(folder: Path) -> None:
+    """A ClickHouse set up by the chain the baseline replaced: some of its migrations are gone, some of the
+    files it applied now hold their final form. The error says to recreate the state, and how."""
+    ex = FakeExecutor()
+    ex.table = {"0001_create_database_ioscale.sql": mig.discover(folder)[0].sha256,  # unchanged
+                "0002_create_table_b.sql": "0" * 64,                                 # patched since, now folded in
+                "0003_alter_table_b_codec.sql": "1" * 64,                           # folded into 0002
+                "0004_backfill_b.sql": "2" * 64, "0005_optimize_b.sql": "3" * 64, "0006_alter_b.sql": "4" * 64}
+    with pytest.raises(mig.MigrationError) as err:
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert "4 migration(s) the migrations folder no longer holds (0003_alter_table_b_codec.sql, " \
+           "0004_backfill_b.sql, 0005_optimize_b.sql and 1 more)" in str(err.value)
+    assert "predates the folder's baseline" in str(err.value)
+    assert "`make down && rm -rf .ioscale/data`" in err.value.hint and "`make up`" in err.value.hint
+    assert ex.ddl == []  # nothing runs against such a database
+
+
+def test_failed_statement_is_not_recorded_and_stops_the_run(folder: Path) -> None:
+    ex = FakeExecutor(fail_on="ioscale.b")
+    with pytest.raises(mig.MigrationError, match="0002_create_table_b.sql failed: Code: 62"):
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert list(ex.table) == ["0001_create_database_ioscale.sql"]
+    ex.fail_on = None  # fixed: the next run resumes at the failed file
+    assert mig.apply(ex, folder, PLACEHOLDERS).applied == ["0002_create_table_b.sql", "0010_create_table_q.sql"]
+
+
+def test_unknown_placeholder_fails_before_anything_runs(folder: Path) -> None:
+    write(folder, "0020_create_table_x.sql", "CREATE TABLE t (x UInt8) ENGINE = Kafka SETTINGS kafka_group_name = '{{group}}'")
+    ex = FakeExecutor()
+    with pytest.raises(mig.MigrationError, match=r"\{\{group\}\}") as err:
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert "kafka_bootstrap" in err.value.hint
+    assert ex.statements == []
+
+
+def test_clickhouse_query_parameters_are_left_alone(folder: Path) -> None:
+    text = "CREATE VIEW IF NOT EXISTS ioscale.v AS SELECT * FROM ioscale.b WHERE x = {x:UInt8}"
+    write(folder, "0030_create_view_v.sql", text)
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    assert ex.ddl[-1] == text
+
+
+@pytest.mark.parametrize("name", ["1_x.sql", "0001-create.sql", "0001_Create_Table.sql", "00001_x.sql", "0001_.sql"])
+def test_badly_named_file_is_an_error(folder: Path, name: str) -> None:
+    write(folder, name, "SELECT 1")
+    with pytest.raises(mig.MigrationError, match="badly named"):
+        mig.discover(folder)
+
+
+def test_other_files_are_ignored(folder: Path) -> None:
+    write(folder, "README.md", "# notes")
+    assert len(mig.discover(folder)) == 3
+
+
+def test_duplicate_numbers_are_an_error(folder: Path) -> None:
+    write(folder, "0002_create_table_other.sql", "SELECT 1")
+    with pytest.raises(mig.MigrationError, match="share number 0002"):
+        mig.discover(folder)
+
+
+def test_two_statements_in_one_file_are_an_error(folder: Path) -> None:
+    write(folder, "0004_two.sql", "CREATE DATABASE IF NOT EXISTS a; CREATE DATABASE IF NOT EXISTS b;")
+    with pytest.raises(mig.MigrationError, match="holds 2 statements"):
+        mig.apply(FakeExecutor(), folder, PLACEHOLDERS)
+
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT 1", ["SELECT 1"]),
+        ("SELECT 1;\n-- trailing comment\n", ["SELECT 1"]),
+        ("SELECT ';' AS semi, \"a;b\", `c;d`", ["SELECT ';' AS semi, \"a;b\", `c;d`"]),
+        ("SELECT 'it''s; fine', 'x\\';y'", ["SELECT 'it''s; fine', 'x\\';y'"]),
+        ("/* a; b */ SELECT 1 -- c; d\n", ["/* a; b */ SELECT 1 -- c; d"]),
+        ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
+        ("-- only a comment;\n", []),
+        (";;", []),
+    ],
+)
+def test_split_statements(sql: str, expected: list[str]) -> None:
+    assert mig.split_statements(sql) == expected
+
+
+def test_repository_migrations_are_valid() -> None:
+    """The real sql/migrations: names, order, one statement each, only known placeholders."""
+    settings = StackSettings.from_env({"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": "/nonexistent"})
+    found = mig.discover(mig.migrations_dir(settings))
+    assert found[0].name == "0001_create_database_ioscale.sql"
+    from ioscale.provision.clickhouse import migration_placeholders
+
+    for m in found:
+        mig.render(m, migration_placeholders(settings))

@@ -1,0 +1,70 @@
+"""Alert delivery: once per (alert_id, version), to stdout and a real HTTP webhook, surviving webhook failures."""
+
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ioscale.services.notifier import Notifier, WebhookSender, format_alert
+
+ALERT = {"alert_id": "r1/3/saturation/live/port h1/fc0 RX", "kind": "saturation", "severity": "warning",
+         "run_id": "r1", "step_index": 3, "resource": "port h1/fc0 RX", "version": 20,
+         "evidence": "port h1/fc0 RX at 97.0% of its 800.0 MB/s payload rate"}
+
+
+@pytest.fixture
+def webhook():
+    received, statuses = [], []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(statuses.pop(0) if statuses else 200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/hook", received, statuses
+    server.shutdown()
+
+
+def test_alert_is_printed_and_posted_once_per_version(webhook):
+    url, received, _ = webhook
+    out = io.StringIO()
+    n = Notifier(out, WebhookSender(url, backoff_s=0.01))
+    payload = json.dumps(ALERT).encode()
+    assert n.handle(payload) is True
+    assert n.handle(payload) is False  # a replayed window re-emits the same version: delivered once
+    assert n.handle(json.dumps({**ALERT, "version": 21}).encode()) is True  # an updated alert is news
+    assert out.getvalue().count("saturation run=r1 step=3") == 2
+    assert [r["alert"]["version"] for r in received] == [20, 21]
+    assert received[0]["text"] == format_alert(ALERT)
+
+
+def test_webhook_errors_are_retried_then_counted(webhook):
+    url, received, statuses = webhook
+    statuses.extend([500, 503])  # two failures, then success
+    n = Notifier(io.StringIO(), WebhookSender(url, retries=3, backoff_s=0.01))
+    n.handle(json.dumps(ALERT).encode())
+    assert len(received) == 3 and n.webhook_failures == 0
+    statuses.extend([500, 500, 500])
+    n.handle(json.dumps({**ALERT, "version": 99}).encode())
+    assert n.webhook_failures == 1 and n.delivered == 2  # still printed: Kafka and ClickHouse keep it too
+
+
+def test_unreachable_webhook_does_not_stop_delivery():
+    n = Notifier(io.StringIO(), WebhookSender("http://127.0.0.1:9/none", retries=2, backoff_s=0.01))
+    assert n.handle(json.dumps(ALERT).encode()) is True
+    assert n.webhook_failures == 1
+
+
+def test_undecodable_payload_is_counted_not_fatal():
+    n = Notifier(io.StringIO())
+    assert n.handle(b"\x00garbage") is False
+    assert n.handle(b'{"no_id": 1}') is False
+    assert n.undecodable == 2 and n.delivered == 0
