@@ -8,43 +8,43 @@ import io.ioscale.avro.OneRunDeserializer;
 import io.ioscale.avro.ReaderSchemas;
 import io.ioscale.avro.RegistryClient;
 import io.ioscale.config.AnalyticsOptions;
-import io.ioscale.functions.AttachLinkCapacity;
-import io.ioscale.functions.CountTooLate;
-import io.ioscale.functions.EventTimeWatermarks;
-import io.ioscale.functions.IoKeys;
-import io.ioscale.functions.SplitDeadLetters;
-import io.ioscale.functions.StepAnalysisSettings;
-import io.ioscale.functions.StepAnalyzer;
-import io.ioscale.functions.StampFleetProgress;
-import io.ioscale.functions.StepInput;
-import io.ioscale.records.Alert;
-import io.ioscale.records.CpuRollup;
+import io.ioscale.records.AlertRow;
+import io.ioscale.records.CpuRollupRow;
 import io.ioscale.records.CpuSample;
 import io.ioscale.records.DeadLetter;
 import io.ioscale.records.DeadLetterRow;
 import io.ioscale.records.Decoded;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.IoSample;
-import io.ioscale.records.PortRollup;
+import io.ioscale.records.PortRollupRow;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.ResultRow;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
-import io.ioscale.rollups.CpuRollups;
+import io.ioscale.rollups.CountTooLate;
+import io.ioscale.rollups.CpuRollup;
 import io.ioscale.rollups.EarlyFiring;
 import io.ioscale.rollups.FleetPartial;
 import io.ioscale.rollups.GrainRollupOperator;
 import io.ioscale.rollups.IoFleetRollup;
+import io.ioscale.rollups.IoSourceRollup;
 import io.ioscale.rollups.IoSourceRollupOperator;
-import io.ioscale.rollups.PortRollups;
+import io.ioscale.rollups.PortRollup;
 import io.ioscale.sinks.AlertSerializer;
 import io.ioscale.sinks.ClickHouseConfig;
 import io.ioscale.sinks.ClickHouseSink;
 import io.ioscale.sinks.DeadLetterSerializer;
+import io.ioscale.sources.AttachLinkCapacity;
+import io.ioscale.sources.EventTimeWatermarks;
 import io.ioscale.sources.ResolvedStartOffsets;
+import io.ioscale.sources.SplitDeadLetters;
+import io.ioscale.steps.StampFleetProgress;
+import io.ioscale.steps.StepAnalysisSettings;
+import io.ioscale.steps.StepAnalyzer;
+import io.ioscale.steps.StepInput;
 import java.io.Serializable;
 import java.time.Duration;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -53,11 +53,9 @@ import org.apache.flink.api.common.typeinfo.TypeHint;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -111,7 +109,7 @@ public final class AnalyticsJob {
     }
 
     /** The job's outputs. */
-    public record Sinks(RowSinks rows, Sink<Alert> alerts, Sink<DeadLetter> deadLetters) {}
+    public record Sinks(RowSinks rows, Sink<AlertRow> alerts, Sink<DeadLetter> deadLetters) {}
 
     /**
      * Event-time settings of the pipeline.
@@ -201,33 +199,33 @@ public final class AnalyticsJob {
         // partials, not samples, take the fleet's shuffle.
         long lateness = settings.allowedLateness().toMillis();
         Grain[] grains = Grain.values();
-        OutputTag<IoSample> late = lateTag(IoRollup.TABLE, IoSample.class);
-        SingleOutputStreamOperator<IoRollup> rollups = rollup(io.keyBy(new IoKeys.BySource()),
+        OutputTag<IoSample> late = lateTag(IoRollupRow.TABLE, IoSample.class);
+        SingleOutputStreamOperator<IoRollupRow> rollups = rollup(io.keyBy(new IoSourceRollup.Key()),
                 new IoSourceRollupOperator(grains, lateness, late).earlyFiring(settings.earlyFiring(true)), late,
-                IoRollup.class, new CountTooLate<>(IoRollup.TABLE));
+                IoRollupRow.class, new CountTooLate<>(IoRollupRow.TABLE));
 
-        OutputTag<FleetPartial> fleetLate = lateTag(FleetRollup.TABLE, FleetPartial.class);
-        SingleOutputStreamOperator<FleetRollup> fleet = rollup(
-                rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoKeys.ByStep()),
+        OutputTag<FleetPartial> fleetLate = lateTag(FleetRollupRow.TABLE, FleetPartial.class);
+        SingleOutputStreamOperator<FleetRollupRow> fleet = rollup(
+                rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoFleetRollup.Key()),
                 new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate)
                         .earlyFiring(settings.earlyFiring(false)), // the step analyzer takes every final second
-                fleetLate, FleetRollup.class, new CountTooLate<>(FleetRollup.TABLE, FleetPartial::samples));
-        DataStream<FleetRollup> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
+                fleetLate, FleetRollupRow.class, new CountTooLate<>(FleetRollupRow.TABLE, FleetPartial::samples));
+        DataStream<FleetRollupRow> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
                 .name("fleet 1 s rows (final)");
 
         // CPU rollups per (run, step, host, VM, scope).
-        OutputTag<CpuSample> cpuLate = lateTag(CpuRollup.TABLE, CpuSample.class);
-        rollup(cpu.keyBy(new CpuKey()), new GrainRollupOperator<>(new CpuRollups(), grains, lateness, cpuLate)
-                        .earlyFiring(settings.earlyFiring(true)), cpuLate, CpuRollup.class, new CountTooLate<>(CpuRollup.TABLE));
+        OutputTag<CpuSample> cpuLate = lateTag(CpuRollupRow.TABLE, CpuSample.class);
+        rollup(cpu.keyBy(new CpuRollup.Key()), new GrainRollupOperator<>(new CpuRollup(), grains, lateness, cpuLate)
+                        .earlyFiring(settings.earlyFiring(true)), cpuLate, CpuRollupRow.class, new CountTooLate<>(CpuRollupRow.TABLE));
 
         // Port rollups, after the run's link capacities are attached.
         SingleOutputStreamOperator<PortSample> ports = port.keyBy(p -> p.runId, TypeInformation.of(String.class))
                 .connect(runs.keyBy(e -> e.runId, TypeInformation.of(String.class)))
                 .process(new AttachLinkCapacity())
                 .uid("port-link-capacity").name("attach link capacity");
-        OutputTag<PortSample> portLate = lateTag(PortRollup.TABLE, PortSample.class);
-        rollup(ports.keyBy(new PortKey()), new GrainRollupOperator<>(new PortRollups(), grains, lateness, portLate)
-                        .earlyFiring(settings.earlyFiring(true)), portLate, PortRollup.class, new CountTooLate<>(PortRollup.TABLE));
+        OutputTag<PortSample> portLate = lateTag(PortRollupRow.TABLE, PortSample.class);
+        rollup(ports.keyBy(new PortRollup.Key()), new GrainRollupOperator<>(new PortRollup(), grains, lateness, portLate)
+                        .earlyFiring(settings.earlyFiring(true)), portLate, PortRollupRow.class, new CountTooLate<>(PortRollupRow.TABLE));
 
         // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
         DataStream<StepInput> stepInputs = fleetSeconds.process(new StampFleetProgress()).name("fleet seconds")
@@ -242,8 +240,8 @@ public final class AnalyticsJob {
                 .uid("step-analyzer").name("scaling_curves / saturation / usl / slo");
         sinkRows(stepRows, StepRow.TABLE);
         sinkRows(stepRows.getSideOutput(StepAnalyzer.USL_FITS), UslFitRow.TABLE);
-        DataStream<Alert> alerts = stepRows.getSideOutput(StepAnalyzer.ALERTS);
-        sinkRows(alerts, Alert.TABLE);
+        DataStream<AlertRow> alerts = stepRows.getSideOutput(StepAnalyzer.ALERTS);
+        sinkRows(alerts, AlertRow.TABLE);
         alerts.sinkTo(sinks.alerts()).uid("alerts-kafka").name("alerts -> Kafka");
     }
 
@@ -291,26 +289,6 @@ public final class AnalyticsJob {
 
     private static <T> OutputTag<T> lateTag(String table, Class<T> type) {
         return new OutputTag<>("too-late-" + table, TypeInformation.of(type));
-    }
-
-    /** (run, step, host, vm, scope). */
-    static final class CpuKey implements KeySelector<CpuSample, Tuple5<String, Integer, String, String, String>> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Tuple5<String, Integer, String, String, String> getKey(CpuSample s) {
-            return Tuple5.of(s.runId, s.stepIndex, s.host, s.vm, s.scope);
-        }
-    }
-
-    /** (run, step, host, port, queue). */
-    static final class PortKey implements KeySelector<PortSample, Tuple5<String, Integer, String, String, Integer>> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Tuple5<String, Integer, String, String, Integer> getKey(PortSample s) {
-            return Tuple5.of(s.runId, s.stepIndex, s.host, s.portId, s.queue);
-        }
     }
 
     // ------------------------------------------------------------------------------------------- Kafka, ClickHouse
@@ -377,7 +355,7 @@ public final class AnalyticsJob {
     }
 
     public static Sinks productionSinks(AnalyticsOptions o) {
-        KafkaSink<Alert> alerts = KafkaSink.<Alert>builder()
+        KafkaSink<AlertRow> alerts = KafkaSink.<AlertRow>builder()
                 .setBootstrapServers(o.kafkaBootstrap())
                 .setRecordSerializer(new AlertSerializer(o.alertsTopic()))
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)

@@ -3,8 +3,8 @@ package io.ioscale.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ioscale.functions.LoadAxis;
 import io.ioscale.jobs.AnalyticsJob;
+import io.ioscale.steps.LoadAxis;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

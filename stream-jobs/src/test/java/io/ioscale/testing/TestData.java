@@ -3,7 +3,7 @@ package io.ioscale.testing;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.CpuSample;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.IoStats;
@@ -154,9 +154,9 @@ public final class TestData {
     }
 
     /** A 1 s fleet row (as the fleet window emits it) built from raw latencies. */
-    public static FleetRollup fleetSecond(String runId, int step, long tsMs, long[] latenciesNs, int blockBytes,
+    public static FleetRollupRow fleetSecond(String runId, int step, long tsMs, long[] latenciesNs, int blockBytes,
                                           double outstanding) {
-        FleetRollup r = new FleetRollup();
+        FleetRollupRow r = new FleetRollupRow();
         r.grain = Grain.S1;
         r.windowStartMs = tsMs;
         r.windowEndMs = tsMs + 1000;

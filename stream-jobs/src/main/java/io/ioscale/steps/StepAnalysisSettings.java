@@ -1,0 +1,28 @@
+package io.ioscale.steps;
+
+import io.ioscale.analytics.SaturationConfig;
+import io.ioscale.analytics.SloEvaluator;
+import io.ioscale.analytics.SteadyStateConfig;
+import java.io.Serializable;
+
+/**
+ * What {@link StepAnalyzer} needs to know, parsed once from the job's options.
+ *
+ * @param steadyState       steady-state detection (ramp-up and tail exclusion)
+ * @param saturation        saturation thresholds
+ * @param slo               latency objectives; null when none are configured
+ * @param loadAxis          which load value is the x of the scaling curve ({@link LoadAxis})
+ * @param allowedLatenessMs how long after a step's end late fleet seconds still update its row
+ * @param retentionMs       seconds of a run older than this (event time) are dropped even if no step claimed
+ *                          them (a run without STEP_ENDED events must not grow state forever)
+ * @param liveEvalEveryS    live saturation/SLO evaluation runs at most once per this many new seconds of a step
+ */
+public record StepAnalysisSettings(SteadyStateConfig steadyState, SaturationConfig saturation, SloEvaluator slo,
+                                   LoadAxis loadAxis, long allowedLatenessMs, long retentionMs, int liveEvalEveryS)
+        implements Serializable {
+
+    public static StepAnalysisSettings defaults() {
+        return new StepAnalysisSettings(SteadyStateConfig.defaults(), SaturationConfig.defaults(), null,
+                LoadAxis.TOTAL_OUTSTANDING, 10_000, 6 * 3_600_000L, 5);
+    }
+}
