@@ -42,11 +42,9 @@ import io.ioscale.sources.EventTimeWatermarks;
 import io.ioscale.sources.ResolvedStartOffsets;
 import io.ioscale.sources.SplitDeadLetters;
 import io.ioscale.steps.StampFleetProgress;
-import io.ioscale.steps.StepAnalysisSettings;
 import io.ioscale.steps.StepAnalyzer;
 import io.ioscale.steps.StepInput;
 import java.io.Serializable;
-import java.time.Duration;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeHint;
@@ -99,9 +97,24 @@ public final class AnalyticsJob {
 
     public static final String JOB_NAME = "ioscale-analytics";
 
-    /** The job's inputs: decoded records, or dead letters standing for records that would not decode. */
+    /**
+     * The job's inputs: decoded records, or dead letters standing for records that would not decode.
+     *
+     * @param parallelism          of the sources; 0 = the environment's (a generated test source must stay at 1, or
+     *                             its splits advance event time unevenly and stall the watermark)
+     * @param punctuatedWatermarks a watermark after every record (tests: deterministic lateness) instead of
+     *                             periodically
+     */
     public record Sources(Source<Decoded<IoSample>, ?, ?> ioSamples, Source<Decoded<RunEvent>, ?, ?> runEvents,
-                          Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples) {}
+                          Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples,
+                          int parallelism, boolean punctuatedWatermarks) {
+
+        /** Kafka's: the environment's parallelism, periodic watermarks. */
+        public Sources(Source<Decoded<IoSample>, ?, ?> ioSamples, Source<Decoded<RunEvent>, ?, ?> runEvents,
+                       Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples) {
+            this(ioSamples, runEvents, cpuSamples, portSamples, 0, false);
+        }
+    }
 
     /** Makes one ClickHouse sink per result stream (each chained to its operator: rows are never shuffled). */
     public interface RowSinks extends Serializable {
@@ -110,40 +123,6 @@ public final class AnalyticsJob {
 
     /** The job's outputs. */
     public record Sinks(RowSinks rows, Sink<AlertRow> alerts, Sink<DeadLetter> deadLetters) {}
-
-    /**
-     * Event-time settings of the pipeline.
-     *
-     * @param punctuatedWatermarks a watermark after every record (tests: deterministic lateness) instead of
-     *                             periodically
-     * @param sourceParallelism    parallelism of the sources; 0 = the environment's (a generated test source must
-     *                             stay at 1, or its splits advance event time unevenly and stall the watermark)
-     * @param earlyFireDelay       rollup windows emit provisional rows this long (wall clock) after they end,
-     *                             before the watermark closes them ({@link EarlyFiring}); zero: off
-     */
-    public record Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
-                           boolean punctuatedWatermarks, StepAnalysisSettings steps, int sourceParallelism,
-                           Duration maxAhead, Duration earlyFireDelay) implements Serializable {
-
-        public static final Duration DEFAULT_MAX_AHEAD = Duration.ofMinutes(1);
-
-        public Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
-                        boolean punctuatedWatermarks, StepAnalysisSettings steps) {
-            this(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps, 0, DEFAULT_MAX_AHEAD,
-                    Duration.ZERO);
-        }
-
-        /** The job's settings; a replay of a past run fires on the watermark only (its wall clock means nothing). */
-        public static Settings of(AnalyticsOptions o) {
-            return new Settings(o.outOfOrderness(), o.idleness(), o.allowedLateness(), false, o.steps(), 0,
-                    o.maxAhead(), o.replay() == null ? o.earlyFireDelay() : Duration.ZERO);
-        }
-
-        /** Early firing of a rollup; {@code skipUnchangedFinal} false where every final row is consumed. */
-        EarlyFiring earlyFiring(boolean skipUnchangedFinal) {
-            return EarlyFiring.after(earlyFireDelay, skipUnchangedFinal);
-        }
-    }
 
     public static final TypeInformation<Decoded<IoSample>> IO_TYPE =
             TypeInformation.of(new TypeHint<Decoded<IoSample>>() {});
@@ -156,12 +135,12 @@ public final class AnalyticsJob {
 
     private final Sources sources;
     private final Sinks sinks;
-    private final Settings settings;
+    private final AnalyticsOptions options;
 
-    public AnalyticsJob(Sources sources, Sinks sinks, Settings settings) {
+    public AnalyticsJob(Sources sources, Sinks sinks, AnalyticsOptions options) {
         this.sources = sources;
         this.sinks = sinks;
-        this.settings = settings;
+        this.options = options;
     }
 
     public JobExecutionResult execute(StreamExecutionEnvironment env) throws Exception {
@@ -197,18 +176,18 @@ public final class AnalyticsJob {
         // and one timer per key instead of Flink's window machinery); rows name their table by grain. The
         // per-source I/O operator also pre-merges each second's samples for the fleet (FleetPartial), so only
         // partials, not samples, take the fleet's shuffle.
-        long lateness = settings.allowedLateness().toMillis();
+        long lateness = options.allowedLateness().toMillis();
         Grain[] grains = Grain.values();
         OutputTag<IoSample> late = lateTag(IoRollupRow.TABLE, IoSample.class);
         SingleOutputStreamOperator<IoRollupRow> rollups = rollup(io.keyBy(new IoSourceRollup.Key()),
-                new IoSourceRollupOperator(grains, lateness, late).earlyFiring(settings.earlyFiring(true)), late,
+                new IoSourceRollupOperator(grains, lateness, late).earlyFiring(earlyFiring(true)), late,
                 IoRollupRow.class, new CountTooLate<>(IoRollupRow.TABLE));
 
         OutputTag<FleetPartial> fleetLate = lateTag(FleetRollupRow.TABLE, FleetPartial.class);
         SingleOutputStreamOperator<FleetRollupRow> fleet = rollup(
                 rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoFleetRollup.Key()),
                 new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate)
-                        .earlyFiring(settings.earlyFiring(false)), // the step analyzer takes every final second
+                        .earlyFiring(earlyFiring(false)), // the step analyzer takes every final second
                 fleetLate, FleetRollupRow.class, new CountTooLate<>(FleetRollupRow.TABLE, FleetPartial::samples));
         DataStream<FleetRollupRow> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
                 .name("fleet 1 s rows (final)");
@@ -216,7 +195,7 @@ public final class AnalyticsJob {
         // CPU rollups per (run, step, host, VM, scope).
         OutputTag<CpuSample> cpuLate = lateTag(CpuRollupRow.TABLE, CpuSample.class);
         rollup(cpu.keyBy(new CpuRollup.Key()), new GrainRollupOperator<>(new CpuRollup(), grains, lateness, cpuLate)
-                        .earlyFiring(settings.earlyFiring(true)), cpuLate, CpuRollupRow.class, new CountTooLate<>(CpuRollupRow.TABLE));
+                        .earlyFiring(earlyFiring(true)), cpuLate, CpuRollupRow.class, new CountTooLate<>(CpuRollupRow.TABLE));
 
         // Port rollups, after the run's link capacities are attached.
         SingleOutputStreamOperator<PortSample> ports = port.keyBy(p -> p.runId, TypeInformation.of(String.class))
@@ -225,7 +204,7 @@ public final class AnalyticsJob {
                 .uid("port-link-capacity").name("attach link capacity");
         OutputTag<PortSample> portLate = lateTag(PortRollupRow.TABLE, PortSample.class);
         rollup(ports.keyBy(new PortRollup.Key()), new GrainRollupOperator<>(new PortRollup(), grains, lateness, portLate)
-                        .earlyFiring(settings.earlyFiring(true)), portLate, PortRollupRow.class, new CountTooLate<>(PortRollupRow.TABLE));
+                        .earlyFiring(earlyFiring(true)), portLate, PortRollupRow.class, new CountTooLate<>(PortRollupRow.TABLE));
 
         // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
         DataStream<StepInput> stepInputs = fleetSeconds.process(new StampFleetProgress()).name("fleet seconds")
@@ -236,7 +215,7 @@ public final class AnalyticsJob {
                                 .map(StepInput::of).returns(StepInput.class));
         SingleOutputStreamOperator<StepRow> stepRows = runs.keyBy(e -> e.runId, TypeInformation.of(String.class))
                 .connect(stepInputs.keyBy(StepInput::runId, TypeInformation.of(String.class)))
-                .process(new StepAnalyzer(settings.steps()))
+                .process(new StepAnalyzer(options.steps()))
                 .uid("step-analyzer").name("scaling_curves / saturation / usl / slo");
         sinkRows(stepRows, StepRow.TABLE);
         sinkRows(stepRows.getSideOutput(StepAnalyzer.USL_FITS), UslFitRow.TABLE);
@@ -247,19 +226,24 @@ public final class AnalyticsJob {
 
     private <T> SingleOutputStreamOperator<T> decoded(StreamExecutionEnvironment env, Source<Decoded<T>, ?, ?> source,
                                                       SerializableFunction<T, Long> eventTime, String name) {
-        WatermarkStrategy<Decoded<T>> watermarks = EventTimeWatermarks.of(eventTime, settings.outOfOrderness(),
-                settings.idleness(), settings.maxAhead(), settings.punctuatedWatermarks());
+        WatermarkStrategy<Decoded<T>> watermarks = EventTimeWatermarks.of(eventTime, options.outOfOrderness(),
+                options.idleness(), options.maxAhead(), sources.punctuatedWatermarks());
         DataStreamSource<Decoded<T>> stream = env.fromSource(source, watermarks, name);
         stream.uid(name + "-source");
-        if (settings.sourceParallelism() > 0) {
-            stream.setParallelism(settings.sourceParallelism());
+        if (sources.parallelism() > 0) {
+            stream.setParallelism(sources.parallelism());
         }
         SingleOutputStreamOperator<T> split = stream.process(
-                new SplitDeadLetters<T>(name, eventTime, settings.maxAhead().toMillis()));
-        if (settings.sourceParallelism() > 0) {
-            split.setParallelism(settings.sourceParallelism()); // stays chained to its source
+                new SplitDeadLetters<T>(name, eventTime, options.maxAhead().toMillis()));
+        if (sources.parallelism() > 0) {
+            split.setParallelism(sources.parallelism()); // stays chained to its source
         }
         return split.uid(name + "-split").name(name + " (dead letters apart)");
+    }
+
+    /** Early firing of a rollup; {@code skipUnchangedFinal} false where every final row is consumed. */
+    private EarlyFiring earlyFiring(boolean skipUnchangedFinal) {
+        return EarlyFiring.after(options.earlyFireDelay(), skipUnchangedFinal);
     }
 
     /**
@@ -390,7 +374,7 @@ public final class AnalyticsJob {
         if (options.parallelism() > 0) {
             env.setParallelism(options.parallelism());
         }
-        new AnalyticsJob(kafkaSources(options), productionSinks(options), Settings.of(options))
+        new AnalyticsJob(kafkaSources(options), productionSinks(options), options)
                 .execute(env, options.jobName());
     }
 }

@@ -1,6 +1,8 @@
 package io.ioscale.steps;
 
 import io.ioscale.records.RunEvent;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The x of a scaling curve: which number of the step's {@code StepLoad} the throughput is compared against
@@ -32,14 +34,18 @@ public enum LoadAxis {
         return key;
     }
 
+    /** The keys, in declaration order: what {@code --load-axis} accepts. */
+    public static List<String> keys() {
+        return Arrays.stream(values()).map(LoadAxis::key).toList();
+    }
+
     public static LoadAxis fromKey(String key) {
         for (LoadAxis a : values()) {
             if (a.key.equalsIgnoreCase(key.trim())) {
                 return a;
             }
         }
-        throw new IllegalArgumentException("unknown load axis '" + key
-                + "'; known: total-outstanding, vm-count, workers, queue-depth, step");
+        throw new IllegalArgumentException("unknown load axis '" + key + "'; known: " + String.join(", ", keys()));
     }
 
     public double of(RunEvent.StepLoad load, int stepIndex) {

@@ -95,7 +95,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
     /** CPU scopes that describe a whole host, in order of preference (one per host is used). */
     public static final List<String> HOST_SCOPES = List.of("HYPERVISOR", "HOST", "ROOT_PARTITION");
 
-    private final StepAnalysisSettings settings;
+    private final StepAnalysisConfig settings;
     private transient SaturationDetector detector;
     private transient MapState<Integer, StepInfo> steps;
     private transient MapState<Long, SecondState> seconds;
@@ -104,7 +104,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
     private transient Counter stepRows;
     private transient Counter alertsRaised;
 
-    public StepAnalyzer(StepAnalysisSettings settings) {
+    public StepAnalyzer(StepAnalysisConfig settings) {
         this.settings = settings;
     }
 

@@ -3,9 +3,7 @@ package io.ioscale.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.ioscale.analytics.SaturationConfig;
-import io.ioscale.analytics.SloEvaluator;
-import io.ioscale.analytics.SteadyStateConfig;
+import io.ioscale.config.AnalyticsOptions;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.records.AlertRow;
 import io.ioscale.records.CpuRollupRow;
@@ -26,8 +24,6 @@ import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
 import io.ioscale.rollups.CountTooLate;
 import io.ioscale.sources.SplitDeadLetters;
-import io.ioscale.steps.LoadAxis;
-import io.ioscale.steps.StepAnalysisSettings;
 import io.ioscale.testing.Collected;
 import io.ioscale.testing.TestData;
 import java.time.Duration;
@@ -125,7 +121,7 @@ class AnalyticsJobITCase {
             }
         }
 
-        JobExecutionResult result = run(input, List.of(), List.of(), List.of(), settings(StepAnalysisSettings.defaults()));
+        JobExecutionResult result = run(input, List.of(), List.of(), List.of(), options("--slo", "none"));
 
         assertThat(result.<Long>getAccumulatorResult(CountTooLate.accumulatorName("io_samples"))).isEqualTo(1L);
         assertThat(result.<Long>getAccumulatorResult(CountTooLate.accumulatorName("io_fleet"))).isEqualTo(1L);
@@ -300,10 +296,8 @@ class AnalyticsJobITCase {
         }
         runs.add(Decoded.of(TestData.runEvent(RunEvent.RUN_ENDED, RUN, 3 * stepMs, -1)));
 
-        StepAnalysisSettings steps = new StepAnalysisSettings(SteadyStateConfig.configured(rampS, 0),
-                SaturationConfig.defaults(), SloEvaluator.parse("p50 < 150 us"), LoadAxis.VM_COUNT,
-                LATENESS.toMillis(), 3_600_000L, 5);
-        run(io, runs, cpu, port, settings(steps));
+        run(io, runs, cpu, port, options("--steady-state", "ramp-up-s=" + rampS + ",tail-s=0", "--slo", "p50 < 150 us",
+                "--load-axis", "vm-count", "--step-retention", "1 h"));
         // Live verdicts judge complete seconds only (StepAnalyzer: a timer per second), so the port evidence of
         // step 2 is always there, however far the I/O stream runs ahead of the port stream.
 
@@ -415,13 +409,17 @@ class AnalyticsJobITCase {
 
     // ------------------------------------------------------------------------------------------- harness
 
-    private static AnalyticsJob.Settings settings(StepAnalysisSettings steps) {
-        return new AnalyticsJob.Settings(Duration.ZERO, Duration.ZERO, LATENESS, true, steps);
+    /** The job's options for these tests: event time without delay or idleness, no early firing. */
+    private static AnalyticsOptions options(String... args) {
+        List<String> all = new ArrayList<>(List.of("--out-of-orderness", "0 ms", "--idleness", "0 ms",
+                "--allowed-lateness", LATENESS.toMillis() + " ms", "--early-fire-delay", "0 ms"));
+        all.addAll(List.of(args));
+        return TestData.options(all.toArray(String[]::new));
     }
 
     private static JobExecutionResult run(List<Decoded<IoSample>> io, List<Decoded<RunEvent>> runs,
                                           List<Decoded<CpuSample>> cpu, List<Decoded<PortSample>> port,
-                                          AnalyticsJob.Settings settings) throws Exception {
+                                          AnalyticsOptions options) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         // A bounded source needs at least one element: fill empty inputs with a record of an unrelated run.
@@ -436,7 +434,7 @@ class AnalyticsJobITCase {
         }
         AnalyticsJob.Sources sources = new AnalyticsJob.Sources(
                 Collected.source(AnalyticsJob.IO_TYPE, io), Collected.source(AnalyticsJob.RUN_TYPE, runs),
-                Collected.source(AnalyticsJob.CPU_TYPE, cpu), Collected.source(AnalyticsJob.PORT_TYPE, port));
-        return new AnalyticsJob(sources, Collected.sinks(), settings).execute(env);
+                Collected.source(AnalyticsJob.CPU_TYPE, cpu), Collected.source(AnalyticsJob.PORT_TYPE, port), 0, true);
+        return new AnalyticsJob(sources, Collected.sinks(), options).execute(env);
     }
 }

@@ -35,7 +35,7 @@ class StepAnalyzerTest {
 
     @BeforeEach
     void open() throws Exception {
-        StepAnalysisSettings settings = new StepAnalysisSettings(SteadyStateConfig.configured(2, 0),
+        StepAnalysisConfig settings = new StepAnalysisConfig(SteadyStateConfig.configured(2, 0),
                 SaturationConfig.defaults(), SloEvaluator.parse("p99 < 5 ms"), LoadAxis.VM_COUNT, 5_000,
                 3_600_000L, 5);
         h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new StepAnalyzer(settings)),

@@ -1,5 +1,6 @@
 package io.ioscale.testing;
 
+import io.ioscale.config.AnalyticsOptions;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.CpuSample;
@@ -17,6 +18,13 @@ import java.util.SplittableRandom;
 /** Builders of test records from raw latencies, and the exact oracle the pipeline is checked against. */
 public final class TestData {
     private TestData() {}
+
+    /** The analytics job's options from these arguments, with a ClickHouse password (the one argument it needs). */
+    public static AnalyticsOptions options(String... args) {
+        String[] all = Arrays.copyOf(new String[] {"--clickhouse-password", "test"}, 2 + args.length);
+        System.arraycopy(args, 0, all, 2, args.length);
+        return AnalyticsOptions.fromArgs(all);
+    }
 
     /** Lognormal-ish latencies around {@code medianNs}, with a rare slow tail, deterministic per seed. */
     public static long[] latencies(long seed, int n, long medianNs) {

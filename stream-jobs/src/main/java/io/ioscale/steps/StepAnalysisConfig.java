@@ -6,7 +6,7 @@ import io.ioscale.analytics.SteadyStateConfig;
 import java.io.Serializable;
 
 /**
- * What {@link StepAnalyzer} needs to know, parsed once from the job's options.
+ * What {@link StepAnalyzer} needs to know, made once from the job's options ({@code config.AnalyticsOptions}).
  *
  * @param steadyState       steady-state detection (ramp-up and tail exclusion)
  * @param saturation        saturation thresholds
@@ -17,12 +17,10 @@ import java.io.Serializable;
  *                          them (a run without STEP_ENDED events must not grow state forever)
  * @param liveEvalEveryS    live saturation/SLO evaluation runs at most once per this many new seconds of a step
  */
-public record StepAnalysisSettings(SteadyStateConfig steadyState, SaturationConfig saturation, SloEvaluator slo,
-                                   LoadAxis loadAxis, long allowedLatenessMs, long retentionMs, int liveEvalEveryS)
+public record StepAnalysisConfig(SteadyStateConfig steadyState, SaturationConfig saturation, SloEvaluator slo,
+                                 LoadAxis loadAxis, long allowedLatenessMs, long retentionMs, int liveEvalEveryS)
         implements Serializable {
 
-    public static StepAnalysisSettings defaults() {
-        return new StepAnalysisSettings(SteadyStateConfig.defaults(), SaturationConfig.defaults(), null,
-                LoadAxis.TOTAL_OUTSTANDING, 10_000, 6 * 3_600_000L, 5);
-    }
+    /** The job's {@link #liveEvalEveryS}: often enough for a live verdict within seconds, rarely enough to be cheap. */
+    public static final int LIVE_EVAL_EVERY_S = 5;
 }
