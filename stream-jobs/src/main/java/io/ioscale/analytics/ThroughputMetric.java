@@ -28,6 +28,7 @@ public enum ThroughputMetric {
                 return m;
             }
         }
-        throw new IllegalArgumentException("unknown throughput metric '" + key + "'; known: " + String.join(", ", keys()));
+        throw new IllegalArgumentException("unknown throughput metric '" + key + "'; known: "
+                + String.join(", ", keys()));
     }
 }

@@ -128,8 +128,8 @@ public record AnalyticsOptions(
                     + "keys not given keep their defaults.");
     public static final ConfigOption<String> SATURATION = ConfigOptions.key("saturation")
             .stringType().defaultValue("")
-            .withDescription("Saturation thresholds, key=value,... e.g. 'port-utilization-pct=90,cpu-utilization-pct=85'; "
-                    + "keys not given keep their defaults.");
+            .withDescription("Saturation thresholds, key=value,... e.g. "
+                    + "'port-utilization-pct=90,cpu-utilization-pct=85'; keys not given keep their defaults.");
     public static final ConfigOption<String> SLO = ConfigOptions.key("slo")
             .stringType().defaultValue("p99 < 10 ms, p99.999 < 50 ms")
             .withDescription("Latency objectives raising SLO-breach alerts, e.g. 'p99 < 1 ms, p99.999 < 2 ms': "
@@ -221,10 +221,11 @@ public record AnalyticsOptions(
     public static final ConfigOption<String> METRIC = ConfigOptions.key(SaturationConfig.METRIC)
             .stringType().defaultValue(SATURATED.metric().key())
             .withDescription("Throughput judged.");
-    public static final ConfigOption<Double> MARGINAL_GAIN_RATIO = ConfigOptions.key(SaturationConfig.MARGINAL_GAIN_RATIO)
-            .doubleType().defaultValue(SATURATED.marginalGainRatio())
-            .withDescription("A step has stalled when its throughput gain % over its load increase % is under "
-                    + "this (0.25: doubling the load bought less than +25 %).");
+    public static final ConfigOption<Double> MARGINAL_GAIN_RATIO =
+            ConfigOptions.key(SaturationConfig.MARGINAL_GAIN_RATIO)
+                    .doubleType().defaultValue(SATURATED.marginalGainRatio())
+                    .withDescription("A step has stalled when its throughput gain % over its load increase % is under "
+                            + "this (0.25: doubling the load bought less than +25 %).");
     public static final ConfigOption<Double> MIN_EFFICIENCY = ConfigOptions.key(SaturationConfig.MIN_EFFICIENCY)
             .doubleType().defaultValue(SATURATED.minEfficiency())
             .withDescription("A step has stalled also when its efficiency against linear scaling from the first "
@@ -234,12 +235,14 @@ public record AnalyticsOptions(
                     .doubleType().defaultValue(SATURATED.minLatencyGrowthPct())
                     .withDescription("A stalled step is saturated only if its mean latency also grew by more than "
                             + "this.");
-    public static final ConfigOption<Double> PORT_UTILIZATION_PCT = ConfigOptions.key(SaturationConfig.PORT_UTILIZATION_PCT)
-            .doubleType().defaultValue(SATURATED.portUtilizationPct())
-            .withDescription("A port direction at or above this share of its payload rate is the bottleneck.");
-    public static final ConfigOption<Double> CPU_UTILIZATION_PCT = ConfigOptions.key(SaturationConfig.CPU_UTILIZATION_PCT)
-            .doubleType().defaultValue(SATURATED.cpuUtilizationPct())
-            .withDescription("Else a host at or above this share of its logical processors is the bottleneck.");
+    public static final ConfigOption<Double> PORT_UTILIZATION_PCT =
+            ConfigOptions.key(SaturationConfig.PORT_UTILIZATION_PCT)
+                    .doubleType().defaultValue(SATURATED.portUtilizationPct())
+                    .withDescription("A port direction at or above this share of its payload rate is the bottleneck.");
+    public static final ConfigOption<Double> CPU_UTILIZATION_PCT =
+            ConfigOptions.key(SaturationConfig.CPU_UTILIZATION_PCT)
+                    .doubleType().defaultValue(SATURATED.cpuUtilizationPct())
+                    .withDescription("Else a host at or above this share of its logical processors is the bottleneck.");
     public static final ConfigOption<Double> LITTLES_LAW_TOLERANCE =
             ConfigOptions.key(SaturationConfig.LITTLES_LAW_TOLERANCE)
                     .doubleType().defaultValue(SATURATED.littlesLawTolerance())

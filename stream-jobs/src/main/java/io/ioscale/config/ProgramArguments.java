@@ -34,10 +34,10 @@ final class ProgramArguments {
         this.given = given;
         for (String key : given.keySet()) {
             if (!specs.containsKey(key)) {
+                TreeSet<String> names = new TreeSet<>(specs.keySet());
                 throw new IllegalArgumentException(group == null
-                        ? "unknown argument --" + key + "; known: --" + String.join(", --", new TreeSet<>(specs.keySet()))
-                        : "unknown " + group + " setting '" + key + "'; known: "
-                                + String.join(", ", new TreeSet<>(specs.keySet())));
+                        ? "unknown argument --" + key + "; known: --" + String.join(", --", names)
+                        : "unknown " + group + " setting '" + key + "'; known: " + String.join(", ", names));
             }
         }
         this.conf = Configuration.fromMap(given);

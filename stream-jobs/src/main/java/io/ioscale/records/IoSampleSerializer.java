@@ -5,10 +5,6 @@ import io.ioscale.types.FieldSerializer;
 import io.ioscale.types.SerializerTypeInfo;
 import io.ioscale.types.Utf8;
 import java.io.IOException;
-import java.lang.reflect.Type;
-import java.util.Map;
-import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -148,10 +144,9 @@ public final class IoSampleSerializer extends FieldSerializer<IoSample> {
     }
 
     /** Makes Flink use this serializer for IoSample everywhere (IoSample carries {@code @TypeInfo}). */
-    public static final class Factory extends TypeInfoFactory<IoSample> {
-        @Override
-        public TypeInformation<IoSample> createTypeInfo(Type t, Map<String, TypeInformation<?>> generics) {
-            return new SerializerTypeInfo<>(IoSample.class, INSTANCE);
+    public static final class Factory extends SerializerTypeInfo.Factory<IoSample> {
+        public Factory() {
+            super(IoSample.class, INSTANCE);
         }
     }
 }

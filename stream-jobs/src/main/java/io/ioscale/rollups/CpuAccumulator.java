@@ -3,7 +3,7 @@ package io.ioscale.rollups;
 import io.ioscale.records.CpuSample;
 
 /** Window state of the CPU rollups: interval-weighted sums of the total samples and of the per-CPU samples. */
-public class CpuAccumulator {
+public class CpuAccumulator implements SampleRollup.Accumulator<CpuSample, CpuAccumulator> {
     // Totals (cpu = -1).
     public long samples;
     public double intervalMs;
@@ -34,6 +34,7 @@ public class CpuAccumulator {
 
     public CpuAccumulator() {}
 
+    @Override
     public void add(CpuSample s) {
         double w = Math.max(s.intervalMs, 1);
         maxIntervalMs = Math.max(maxIntervalMs, s.intervalMs);
@@ -69,6 +70,7 @@ public class CpuAccumulator {
         }
     }
 
+    @Override
     public CpuAccumulator merge(CpuAccumulator o) {
         samples += o.samples;
         intervalMs += o.intervalMs;

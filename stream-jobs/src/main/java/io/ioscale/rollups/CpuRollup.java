@@ -4,13 +4,12 @@ import io.ioscale.records.CpuRollupRow;
 import io.ioscale.records.CpuSample;
 import io.ioscale.records.Grain;
 import io.ioscale.records.IoStats;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple5;
 
 /** cpu_samples_{1s,10s,1m}: per (run, step, host, vm, scope), interval-weighted (see {@link CpuRollupRow}). */
 public class CpuRollup
-        implements GrainRollup<Tuple5<String, Integer, String, String, String>, CpuSample, CpuAccumulator, CpuRollupRow> {
+        extends SampleRollup<Tuple5<String, Integer, String, String, String>, CpuSample, CpuAccumulator, CpuRollupRow> {
     private static final long serialVersionUID = 1L;
 
     /** (run, step, host, vm, scope). */
@@ -21,6 +20,10 @@ public class CpuRollup
         public Tuple5<String, Integer, String, String, String> getKey(CpuSample s) {
             return Tuple5.of(s.runId, s.stepIndex, s.host, s.vm, s.scope);
         }
+    }
+
+    public CpuRollup() {
+        super(CpuAccumulator.class);
     }
 
     @Override
@@ -34,13 +37,8 @@ public class CpuRollup
     }
 
     @Override
-    public void add(CpuAccumulator acc, CpuSample s) {
-        acc.add(s);
-    }
-
-    @Override
     public CpuRollupRow row(Tuple5<String, Integer, String, String, String> key, Grain grain, long windowStartMs,
-                         CpuAccumulator a) {
+                            CpuAccumulator a) {
         CpuRollupRow r = new CpuRollupRow();
         r.setWindow(grain, windowStartMs, key.f0, key.f1);
         r.host = key.f2;
@@ -77,15 +75,5 @@ public class CpuRollup
         r.dpcPct = dpc / t;
         r.interruptPct = interrupt / t;
         r.iowaitPct = iowait / t;
-    }
-
-    @Override
-    public void merge(CpuAccumulator into, CpuAccumulator from) {
-        into.merge(from);
-    }
-
-    @Override
-    public TypeInformation<CpuAccumulator> accumulatorType() {
-        return TypeInformation.of(CpuAccumulator.class);
     }
 }

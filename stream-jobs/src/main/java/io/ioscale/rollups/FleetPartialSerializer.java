@@ -4,10 +4,6 @@ import io.ioscale.types.FieldSerializer;
 import io.ioscale.types.SerializerTypeInfo;
 import io.ioscale.types.Utf8;
 import java.io.IOException;
-import java.lang.reflect.Type;
-import java.util.Map;
-import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -61,10 +57,9 @@ public final class FleetPartialSerializer extends FieldSerializer<FleetPartial> 
     }
 
     /** Makes Flink use this serializer for FleetPartial everywhere (FleetPartial carries {@code @TypeInfo}). */
-    public static final class Factory extends TypeInfoFactory<FleetPartial> {
-        @Override
-        public TypeInformation<FleetPartial> createTypeInfo(Type t, Map<String, TypeInformation<?>> generics) {
-            return new SerializerTypeInfo<>(FleetPartial.class, INSTANCE);
+    public static final class Factory extends SerializerTypeInfo.Factory<FleetPartial> {
+        public Factory() {
+            super(FleetPartial.class, INSTANCE);
         }
     }
 }

@@ -6,11 +6,7 @@ import io.ioscale.types.FieldSerializer;
 import io.ioscale.types.SerializerTypeInfo;
 import io.ioscale.types.Utf8;
 import java.io.IOException;
-import java.lang.reflect.Type;
 import java.util.HashSet;
-import java.util.Map;
-import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -155,10 +151,9 @@ public final class IoAccumulatorSerializer extends FieldSerializer<IoAccumulator
     }
 
     /** Makes Flink use this serializer for IoAccumulator everywhere (IoAccumulator carries {@code @TypeInfo}). */
-    public static final class Factory extends TypeInfoFactory<IoAccumulator> {
-        @Override
-        public TypeInformation<IoAccumulator> createTypeInfo(Type t, Map<String, TypeInformation<?>> generics) {
-            return new SerializerTypeInfo<>(IoAccumulator.class, INSTANCE);
+    public static final class Factory extends SerializerTypeInfo.Factory<IoAccumulator> {
+        public Factory() {
+            super(IoAccumulator.class, INSTANCE);
         }
     }
 }

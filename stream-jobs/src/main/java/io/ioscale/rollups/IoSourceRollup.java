@@ -38,7 +38,7 @@ public class IoSourceRollup
 
     @Override
     public IoRollupRow row(Tuple6<String, Integer, String, String, String, String> key, Grain grain, long windowStartMs,
-                        IoAccumulator acc) {
+                           IoAccumulator acc) {
         IoRollupRow r = new IoRollupRow();
         r.setWindow(grain, windowStartMs, key.f0, key.f1);
         r.host = key.f2;

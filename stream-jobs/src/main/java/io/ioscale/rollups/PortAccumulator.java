@@ -4,7 +4,7 @@ import io.ioscale.records.PortSample;
 import io.ioscale.sources.LinkCapacityRule;
 
 /** Window state of the port rollups: byte, frame and error sums, and the largest known capacity. */
-public class PortAccumulator {
+public class PortAccumulator implements SampleRollup.Accumulator<PortSample, PortAccumulator> {
     public long samples;
     public long rxBytes;
     public long txBytes;
@@ -23,6 +23,7 @@ public class PortAccumulator {
 
     public PortAccumulator() {}
 
+    @Override
     public void add(PortSample s) {
         samples++;
         rxBytes += s.rxBytes;
@@ -43,6 +44,7 @@ public class PortAccumulator {
         vm = s.vm;
     }
 
+    @Override
     public PortAccumulator merge(PortAccumulator o) {
         samples += o.samples;
         rxBytes += o.rxBytes;

@@ -4,13 +4,14 @@ import io.ioscale.records.Grain;
 import io.ioscale.records.IoStats;
 import io.ioscale.records.PortRollupRow;
 import io.ioscale.records.PortSample;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple5;
 
-/** port_samples_{1s,10s,1m}: per (run, step, host, port, queue), utilization vs capacity (see {@link PortRollupRow}). */
-public class PortRollup
-        implements GrainRollup<Tuple5<String, Integer, String, String, Integer>, PortSample, PortAccumulator, PortRollupRow> {
+/**
+ * port_samples_{1s,10s,1m}: per (run, step, host, port, queue), utilization vs capacity (see {@link PortRollupRow}).
+ */
+public class PortRollup extends SampleRollup<Tuple5<String, Integer, String, String, Integer>, PortSample,
+        PortAccumulator, PortRollupRow> {
     private static final long serialVersionUID = 1L;
 
     /** (run, step, host, port, queue). */
@@ -21,6 +22,10 @@ public class PortRollup
         public Tuple5<String, Integer, String, String, Integer> getKey(PortSample s) {
             return Tuple5.of(s.runId, s.stepIndex, s.host, s.portId, s.queue);
         }
+    }
+
+    public PortRollup() {
+        super(PortAccumulator.class);
     }
 
     @Override
@@ -34,13 +39,8 @@ public class PortRollup
     }
 
     @Override
-    public void add(PortAccumulator acc, PortSample s) {
-        acc.add(s);
-    }
-
-    @Override
     public PortRollupRow row(Tuple5<String, Integer, String, String, Integer> key, Grain grain, long windowStartMs,
-                          PortAccumulator a) {
+                             PortAccumulator a) {
         double t = IoStats.rateDivisorS(grain.windowMs(), a.maxIntervalMs);
         PortRollupRow r = new PortRollupRow();
         r.setWindow(grain, windowStartMs, key.f0, key.f1);
@@ -71,15 +71,5 @@ public class PortRollup
             r.txUtilizationPct = (a.fullDuplex ? tx : rx + tx) / a.capacityBytesPerS * 100;
         }
         return r;
-    }
-
-    @Override
-    public void merge(PortAccumulator into, PortAccumulator from) {
-        into.merge(from);
-    }
-
-    @Override
-    public TypeInformation<PortAccumulator> accumulatorType() {
-        return TypeInformation.of(PortAccumulator.class);
     }
 }

@@ -14,16 +14,9 @@ import org.junit.jupiter.api.Test;
 /** IoSample's own serializer: round trip, deep copy, its snapshot, and that Flink picks it. */
 class IoSampleSerializerTest {
 
-    private static IoSample sample() {
-        IoSample s = TestData.io("run", 3, 12_000, "h1", "vm7", "sdb", "WRITE", TestData.latencies(1, 500, 90_000),
-                8192, 3.5);
-        s.errors = 2;
-        return s;
-    }
-
     @Test
     void ioSampleRoundTripsEveryFieldTheRollupsUse() throws IOException {
-        IoSample s = sample();
+        IoSample s = TestData.serializedSample();
         assertThat(roundTrip(IoSampleSerializer.INSTANCE, s)).isEqualTo(s);
         IoSample other = new IoSample();
         other.direction = "TRIM"; // not an enum symbol the job knows: kept as text

@@ -15,13 +15,6 @@ import org.junit.jupiter.api.Test;
 /** The rollups' own serializers (accumulator, fleet partial): round trips, deep copies, snapshots, Flink's pick. */
 class IoAccumulatorSerializerTest {
 
-    private static IoSample sample() {
-        IoSample s = TestData.io("run", 3, 12_000, "h1", "vm7", "sdb", "WRITE", TestData.latencies(1, 500, 90_000),
-                8192, 3.5);
-        s.errors = 2;
-        return s;
-    }
-
     @Test
     void flinkUsesTheJobsSerializersWhereverItMeetsTheTypes() {
         SerializerConfigImpl config = new SerializerConfigImpl();
@@ -34,14 +27,14 @@ class IoAccumulatorSerializerTest {
     @Test
     void accumulatorsAndPartialsRoundTripAndCopyDeeply() throws IOException {
         IoAccumulator perSource = new IoAccumulator();
-        perSource.add(sample());
+        perSource.add(TestData.serializedSample());
         IoAccumulator back = roundTrip(IoAccumulatorSerializer.INSTANCE, perSource);
         assertThat(back.sources).isNull();
         assertThat(back.toStats(1_000)).usingRecursiveComparison().isEqualTo(perSource.toStats(1_000));
 
         FleetPartial p = new FleetPartial("run", 3, 12_000);
-        p.acc.add(sample());
-        IoSample second = sample();
+        p.acc.add(TestData.serializedSample());
+        IoSample second = TestData.serializedSample();
         second.vm = "vm8";
         p.acc.add(second); // a second histogram: the dense form
         FleetPartial pb = roundTrip(FleetPartialSerializer.INSTANCE, p);
@@ -53,7 +46,7 @@ class IoAccumulatorSerializerTest {
         assertThat(pb.acc.toStats(1_000)).usingRecursiveComparison().isEqualTo(p.acc.toStats(1_000));
 
         IoAccumulator copy = IoAccumulatorSerializer.INSTANCE.copy(p.acc);
-        p.acc.add(sample()); // changing the original must not change the copy
+        p.acc.add(TestData.serializedSample()); // changing the original must not change the copy
         assertThat(copy.samples).isEqualTo(2);
         assertThat(copy.buckets.toSparse()).isNotEqualTo(p.acc.buckets.toSparse());
         snapshotRestoresAnEqualSerializer(IoAccumulatorSerializer.INSTANCE);

@@ -41,6 +41,13 @@ public final class TestData {
         return out;
     }
 
+    /** A sample with every field the job's serializers write set (run 3 of "run", h1/vm7/sdb, WRITE). */
+    public static IoSample serializedSample() {
+        IoSample s = io("run", 3, 12_000, "h1", "vm7", "sdb", "WRITE", latencies(1, 500, 90_000), 8192, 3.5);
+        s.errors = 2;
+        return s;
+    }
+
     /** An IoSample whose ops, latency statistics and sparse histogram all come from {@code latenciesNs}. */
     public static IoSample io(String runId, int step, long tsMs, String host, String vm, String target, String direction,
                               long[] latenciesNs, int blockBytes, double outstanding) {
