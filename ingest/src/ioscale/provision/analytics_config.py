@@ -7,18 +7,25 @@ running job was started with, redeploys it from a savepoint (``FlinkJobs.configu
 
 Values are checked here, before anything is deployed, so a typo is reported by ``ioscale config`` with the key
 and the reason rather than by a failed job submission. The job validates them again (it is the authority for
-``saturation`` and ``steady-state``, whose keys are listed in its SaturationConfig and SteadyStateConfig).
+``saturation`` and ``steady-state``, whose keys it lists with the rest).
+
+What each option is (type, default, allowed values, meaning) is read from the job's own description,
+``schema/analytics_options.json`` (written from the job's AnalyticsOptions and kept current by its tests), not
+retyped here; this module only chooses which options ``ioscale config`` manages.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ioscale.errors import ConfigError
+from ioscale.paths import repo_root
 
 FILE_NAME = "analytics.conf"
 
@@ -27,7 +34,7 @@ _KEY_VALUES = re.compile(r"^\s*[a-z][a-z0-9-]*\s*=\s*[^,=]+(\s*,\s*[a-z][a-z0-9-
 _SLO_OBJECTIVE = re.compile(r"^\s*(mean|avg|max|p(?P<pct>[0-9]+(?:\.[0-9]+)?))\s*(<=|<)\s*"
                             r"(?P<bound>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?P<unit>ns|us|µs|μs|ms|s)\s*$",
                             re.IGNORECASE)
-LOAD_AXES = ("total-outstanding", "vm-count", "workers", "queue-depth", "step")
+OPTIONS_FILE = Path("schema") / "analytics_options.json"
 
 
 def check_slo(value: str) -> None:
@@ -55,52 +62,63 @@ def _check_key_values(value: str) -> None:
         raise ValueError(f"{value!r} is not a list of key=value separated by commas")
 
 
-def _check_load_axis(value: str) -> None:
-    if value not in LOAD_AXES:
-        raise ValueError(f"{value!r} is not one of {', '.join(LOAD_AXES)}")
+def _check_allowed(allowed: tuple[str, ...], value: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"{value!r} is not one of {', '.join(allowed)}")
 
 
-def _check_parallelism(value: str) -> None:
+def _check_integer(minimum: int, value: str) -> None:
     try:
-        ok = int(value) >= 0
+        ok = int(value) >= minimum
     except ValueError:
         ok = False
     if not ok:
-        raise ValueError(f"{value!r} is not a whole number >= 0 (0: the cluster's default)")
+        raise ValueError(f"{value!r} is not a whole number >= {minimum}")
+
+
+def _job_options() -> dict[str, dict[str, Any]]:
+    """The job's options by name, from schema/analytics_options.json of the checkout this module is in."""
+    path = repo_root() / OPTIONS_FILE
+    if not path.is_file():
+        raise ConfigError(f"cannot find {path}; set IOSCALE_REPO to the ioscale checkout")
+    return {o["name"]: o for o in json.loads(path.read_text(encoding="utf-8"))["options"]}
+
+
+def _check_for(option: dict[str, Any]) -> Callable[[str], None]:
+    if option.get("allowed"):
+        return partial(_check_allowed, tuple(option["allowed"]))
+    checks: dict[str, Callable[[str], None]] = {"slo": check_slo, "duration": _check_duration,
+                                                 "key-values": _check_key_values}
+    if option["type"] == "integer":
+        return partial(_check_integer, option.get("minimum", -2**63))
+    return checks[option["type"]]
+
+
+def _meaning(option: dict[str, Any]) -> str:
+    parts = [option["description"]]
+    if option.get("allowed"):
+        parts.append(f"One of: {', '.join(option['allowed'])}.")
+    if option.get("keys"):
+        parts.append(f"Keys: {', '.join(k['name'] for k in option['keys'])}.")
+    if option.get("default") not in (None, ""):
+        parts.append(f"Job default: {option['default']}.")
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
 class Tunable:
-    key: str  # the job's option name (AnalyticsOptions), passed as --key
+    key: str  # the job's option name, passed as --key
     meaning: str
     check: Callable[[str], None]
 
 
-TUNABLES: dict[str, Tunable] = {t.key: t for t in (
-    Tunable("slo", "latency objectives raising SLO-breach alerts, e.g. 'p99 < 1 ms, p99.999 < 2 ms'; "
-                   "'none' disables them (job default: 'p99 < 10 ms, p99.999 < 50 ms')", check_slo),
-    Tunable("saturation", "saturation thresholds, key=value,... e.g. 'port-utilization-pct=90,cpu-utilization-pct=85' "
-                          "(keys: metric, marginal-gain-ratio, min-efficiency, min-latency-growth-pct, "
-                          "port-utilization-pct, cpu-utilization-pct, littles-law-tolerance)", _check_key_values),
-    Tunable("steady-state", "how a step's steady state is chosen, key=value,... (see SteadyStateConfig)",
-            _check_key_values),
-    Tunable("load-axis", f"x of the scaling curve: {', '.join(LOAD_AXES)}", _check_load_axis),
-    Tunable("allowed-lateness", "records this late still update their window (default 10 s)", _check_duration),
-    Tunable("out-of-orderness", "watermark delay behind the newest event time per partition (default 2 s)",
-            _check_duration),
-    Tunable("idleness", "a silent partition stops holding the watermark back after this (default 10 s)",
-            _check_duration),
-    Tunable("max-ahead", "records stamped further ahead of the wall clock are counted, not analysed (default 1 min)",
-            _check_duration),
-    Tunable("early-fire-delay", "live rollup rows are emitted this long after their window ends, before the "
-                                "watermark closes it, and updated as late samples arrive; '0 ms' = off (default 200 ms)",
-            _check_duration),
-    Tunable("checkpoint-interval", "how often the job checkpoints its windows and Kafka offsets: a restart "
-                                   "replays at most this much (default 30 s)", _check_duration),
-    Tunable("sink-flush-interval", "longest a result row waits before its ClickHouse insert (default 200 ms)",
-            _check_duration),
-    Tunable("parallelism", "operator parallelism; 0 = the cluster's default", _check_parallelism),
-)}
+_JOB_OPTIONS = _job_options()
+#: The job's options that ``ioscale config`` manages, in the order it shows and writes them.
+TUNABLES: dict[str, Tunable] = {
+    key: Tunable(key, _meaning(_JOB_OPTIONS[key]), _check_for(_JOB_OPTIONS[key])) for key in (
+        "slo", "saturation", "steady-state", "load-axis", "allowed-lateness", "out-of-orderness", "idleness",
+        "max-ahead", "early-fire-delay", "checkpoint-interval", "sink-flush-interval", "parallelism")}
+LOAD_AXES: tuple[str, ...] = tuple(_JOB_OPTIONS["load-axis"]["allowed"])
 
 
 def config_path(home: Path) -> Path:

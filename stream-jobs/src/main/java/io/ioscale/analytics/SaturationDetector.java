@@ -119,7 +119,7 @@ public final class SaturationDetector implements Serializable {
         if (!(p.latencyGrowthPct() > config.minLatencyGrowthPct())) {
             return verdict(p, SaturationVerdict.Status.UNDETERMINED, SaturationVerdict.Bottleneck.NONE,
                     "throughput stalled (" + growth + ") but " + latency + " did not grow by more than "
-                            + Settings.fmt(config.minLatencyGrowthPct()) + "%: the added load added no work",
+                            + Ranges.fmt(config.minLatencyGrowthPct()) + "%: the added load added no work",
                     hotPort, hotCpu);
         }
         String signature = "throughput stalled: " + growth + " while " + latency;
@@ -127,7 +127,7 @@ public final class SaturationDetector implements Serializable {
             return verdict(p, SaturationVerdict.Status.SATURATED, SaturationVerdict.Bottleneck.PORT,
                     f("port %s at %.1f%% of its %.1f MB/s payload rate (%.1f MB/s, >= %s%%); ", hotPort.name(),
                             hotPort.utilizationPct(), hotPort.capacityBytesPerS() / 1e6, hotPort.bytesPerS() / 1e6,
-                            Settings.fmt(config.portUtilizationPct())) + signature,
+                            Ranges.fmt(config.portUtilizationPct())) + signature,
                     hotPort, hotCpu);
         }
         if (hotCpu != null && hotCpu.utilizationPct() >= config.cpuUtilizationPct()) {
@@ -135,16 +135,16 @@ public final class SaturationDetector implements Serializable {
                     f("host %s CPU at %.1f%%%s (>= %s%%)%s; ", hotCpu.host(), hotCpu.utilizationPct(),
                             hotCpu.logicalProcessors() > 0 ? " of " + hotCpu.logicalProcessors()
                                     + " logical processors" : "",
-                            Settings.fmt(config.cpuUtilizationPct()),
+                            Ranges.fmt(config.cpuUtilizationPct()),
                             Double.isNaN(s.interruptsPerS()) ? "" : f(", %.0f interrupts/s", s.interruptsPerS()))
                             + signature,
                     hotPort, hotCpu);
         }
         String ports = hotPort == null ? "no port figures"
-                : f("no port >= %s%% (hottest %s %.1f%%)", Settings.fmt(config.portUtilizationPct()),
+                : f("no port >= %s%% (hottest %s %.1f%%)", Ranges.fmt(config.portUtilizationPct()),
                         hotPort.name(), hotPort.utilizationPct());
         String cpus = hotCpu == null ? "no CPU figures"
-                : f("no CPU >= %s%% (hottest %s %.1f%%)", Settings.fmt(config.cpuUtilizationPct()), hotCpu.host(),
+                : f("no CPU >= %s%% (hottest %s %.1f%%)", Ranges.fmt(config.cpuUtilizationPct()), hotCpu.host(),
                         hotCpu.utilizationPct());
         double ratio = p.throughputGainPct() > 0 ? p.latencyGrowthPct() / p.throughputGainPct() : Double.POSITIVE_INFINITY;
         return verdict(p, SaturationVerdict.Status.SATURATED, SaturationVerdict.Bottleneck.DEVICE_KNEE,
@@ -158,7 +158,7 @@ public final class SaturationDetector implements Serializable {
                                              SaturationVerdict.Bottleneck bottleneck, String evidence,
                                              PortLoad port, HostCpu cpu) {
         return new SaturationVerdict(p.stepIndex(), p.load(), status, bottleneck,
-                "step " + p.stepIndex() + " (load " + Settings.fmt(p.load()) + "): " + evidence, p, port, cpu);
+                "step " + p.stepIndex() + " (load " + Ranges.fmt(p.load()) + "): " + evidence, p, port, cpu);
     }
 
     private static String latencyText(double ns) {

@@ -1,5 +1,8 @@
 package io.ioscale.analytics;
 
+import java.util.Arrays;
+import java.util.List;
+
 /** Which throughput a scaling curve judges: I/Os per second, or MB/s (the same shape at a fixed block size). */
 public enum ThroughputMetric {
     IOPS,
@@ -14,12 +17,18 @@ public enum ThroughputMetric {
         return this == IOPS ? "iops" : "mb-per-s";
     }
 
+    /** The keys, in declaration order. */
+    public static List<String> keys() {
+        return Arrays.stream(values()).map(ThroughputMetric::key).toList();
+    }
+
     public static ThroughputMetric fromKey(String key) {
         for (ThroughputMetric m : values()) {
             if (m.key().equalsIgnoreCase(key)) {
                 return m;
             }
         }
-        throw new IllegalArgumentException("unknown throughput metric '" + key + "'; known: iops, mb-per-s");
+        throw new IllegalArgumentException("unknown throughput metric '" + key + "'; known: "
+                + String.join(", ", keys()));
     }
 }

@@ -1,38 +1,41 @@
 package io.ioscale.config;
 
+import static io.ioscale.config.OptionSpec.Bound.NON_NEGATIVE;
+import static io.ioscale.config.OptionSpec.Bound.NOT_EMPTY;
+import static io.ioscale.config.OptionSpec.Bound.POSITIVE;
+
 import io.ioscale.analytics.SaturationConfig;
 import io.ioscale.analytics.SloEvaluator;
 import io.ioscale.analytics.SteadyStateConfig;
-import io.ioscale.functions.LoadAxis;
-import io.ioscale.functions.StepAnalysisSettings;
+import io.ioscale.analytics.ThroughputMetric;
 import io.ioscale.sinks.ClickHouseConfig;
+import io.ioscale.steps.LoadAxis;
+import io.ioscale.steps.StepAnalysisConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.util.ParameterTool;
 
 /**
- * Program arguments of {@code AnalyticsJob}, parsed once into an immutable value.
+ * Program arguments of {@code AnalyticsJob}, parsed once ({@link ProgramArguments}) into this immutable value: the
+ * job's one settings type. The analysis components take small value records made from it ({@link #steps()}).
  *
  * <p>Arguments are {@code --key value} pairs; an unknown key is rejected with the list of known keys. Durations
  * take Flink's syntax ({@code 10s}, {@code 500 ms}). Nested settings ({@code --steady-state},
- * {@code --saturation}) are {@code key=value} lists separated by {@code ,}, with the keys of
- * {@link SteadyStateConfig} and {@link SaturationConfig} (unknown keys rejected there).
+ * {@code --saturation}) are {@code key=value} lists separated by {@code ,}, with the keys of {@link #STEADY_STATE_KEYS}
+ * and {@link #SATURATION_KEYS} (unknown keys rejected there too). {@link #ALL} describes every option once: the
+ * parser checks it and {@code schema/analytics_options.json} is written from it ({@link OptionsDescription}).
  *
  * <p>Password precedence: {@code --clickhouse-password} when given (tests), else the value of
  * {@code --clickhouse-password-key} (default CLICKHOUSE_FLINK_PASSWORD) in the {@code KEY=VALUE} file
  * {@code --clickhouse-password-file} (the stack passes its secrets.env, so the password never appears in the job's
  * arguments, which the Flink UI and REST API show).
+ *
+ * @param earlyFireDelay the rollups' early firing; zero for a replay, which fires on the watermark only (a past
+ *                       run's wall clock means nothing)
  */
 public record AnalyticsOptions(
         String kafkaBootstrap, String registryUrl, String groupId,
@@ -40,7 +43,7 @@ public record AnalyticsOptions(
         String alertsTopic, String deadLetterTopic,
         ClickHouseConfig clickHouse,
         Duration checkpointInterval, Duration outOfOrderness, Duration idleness, Duration allowedLateness,
-        StepAnalysisSettings steps, int parallelism, String checkpointDir, boolean startFromEarliest,
+        StepAnalysisConfig steps, int parallelism, String checkpointDir, boolean startFromEarliest,
         Duration maxAhead, Duration earlyFireDelay, Replay replay) {
 
     /**
@@ -93,7 +96,9 @@ public record AnalyticsOptions(
             .withDescription("Longest a row waits before it is inserted (checkpoints flush as well).");
 
     public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("checkpoint-interval")
-            .durationType().defaultValue(Duration.ofSeconds(30)).withDescription("Checkpoint period.");
+            .durationType().defaultValue(Duration.ofSeconds(30))
+            .withDescription("How often the job checkpoints its windows and Kafka offsets: a restart replays at most "
+                    + "this much input.");
     // 30 s, not 10: a checkpoint copies and serializes every source's windows (~40 MB at 10k sources), ~0.3-1 s
     // of a core in a burst that delayed the live rows around it. A restore replays at most this much more
     // input, which the idempotent sink absorbs.
@@ -118,15 +123,22 @@ public record AnalyticsOptions(
     // stalled; its raw row still lands (Kafka engine) and the SQL library's *_raw queries count it.
 
     public static final ConfigOption<String> STEADY_STATE = ConfigOptions.key("steady-state")
-            .stringType().defaultValue("").withDescription("Steady-state settings, key=value,... (SteadyStateConfig).");
+            .stringType().defaultValue("")
+            .withDescription("How a step's steady state is chosen, key=value,... e.g. 'ramp-up-s=30,tail-s=5'; "
+                    + "keys not given keep their defaults.");
     public static final ConfigOption<String> SATURATION = ConfigOptions.key("saturation")
-            .stringType().defaultValue("").withDescription("Saturation thresholds, key=value,... (SaturationConfig).");
+            .stringType().defaultValue("")
+            .withDescription("Saturation thresholds, key=value,... e.g. "
+                    + "'port-utilization-pct=90,cpu-utilization-pct=85'; keys not given keep their defaults.");
     public static final ConfigOption<String> SLO = ConfigOptions.key("slo")
             .stringType().defaultValue("p99 < 10 ms, p99.999 < 50 ms")
-            .withDescription("Latency objectives (SloEvaluator syntax); 'none' disables SLO alerts.");
+            .withDescription("Latency objectives raising SLO-breach alerts, e.g. 'p99 < 1 ms, p99.999 < 2 ms': "
+                    + "mean, max or pNN, < or <=, a bound in ns, us, ms or s; separated by ',' or ';'. "
+                    + "'none' disables them.");
     public static final ConfigOption<String> LOAD_AXIS = ConfigOptions.key("load-axis")
             .stringType().defaultValue(LoadAxis.TOTAL_OUTSTANDING.key())
-            .withDescription("x of the scaling curve: total-outstanding, vm-count, workers, queue-depth or step.");
+            .withDescription("x of the scaling curve: the load that linear scaling is proportional to "
+                    + "(total-outstanding: VMs x targets x workers x queue depth).");
     public static final ConfigOption<Duration> STEP_RETENTION = ConfigOptions.key("step-retention")
             .durationType().defaultValue(Duration.ofHours(6))
             .withDescription("Seconds of a run no step has claimed are dropped after this long (event time).");
@@ -144,9 +156,9 @@ public record AnalyticsOptions(
 
     public static final ConfigOption<String> STARTING_OFFSETS = ConfigOptions.key("starting-offsets")
             .stringType().defaultValue("latest")
-            .withDescription("Where a consumer group without committed offsets starts: latest (default: a newly "
-                    + "deployed job analyses the runs that follow, not every retained record) or earliest (reprocess "
-                    + "what the topics retain). A restored checkpoint or committed offsets always win.");
+            .withDescription("Where a consumer group without committed offsets starts: latest (a newly deployed job "
+                    + "analyses the runs that follow, not every retained record) or earliest (reprocess what the "
+                    + "topics retain). A restored checkpoint or committed offsets always win.");
 
     public static final ConfigOption<Duration> MAX_AHEAD = ConfigOptions.key("max-ahead")
             .durationType().defaultValue(Duration.ofMinutes(1))
@@ -163,12 +175,120 @@ public record AnalyticsOptions(
     public static final ConfigOption<String> JOB_NAME = ConfigOptions.key("job-name")
             .stringType().defaultValue("ioscale-analytics").withDescription("Flink job name.");
 
-    public static final List<ConfigOption<?>> ALL = List.of(KAFKA_BOOTSTRAP, REGISTRY_URL, GROUP_ID,
-            IO_SAMPLES_TOPIC, RUNS_TOPIC, CPU_SAMPLES_TOPIC, PORT_SAMPLES_TOPIC, ALERTS_TOPIC, DEAD_LETTER_TOPIC,
-            CLICKHOUSE_URL, CLICKHOUSE_DATABASE, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_PASSWORD_FILE,
-            CLICKHOUSE_PASSWORD_KEY, SINK_BATCH_ROWS, SINK_FLUSH_INTERVAL, CHECKPOINT_INTERVAL, OUT_OF_ORDERNESS,
-            EARLY_FIRE_DELAY, IDLENESS, ALLOWED_LATENESS, STEADY_STATE, SATURATION, SLO, LOAD_AXIS, STEP_RETENTION, PARALLELISM, CHECKPOINT_DIR,
-            STARTING_OFFSETS, MAX_AHEAD, REPLAY_RUN, REPLAY_FROM_MS, JOB_NAME);
+    // ------------------------------------------------------------------------- --steady-state key=value,...
+
+    private static final SteadyStateConfig STEADY = SteadyStateConfig.defaults();
+
+    public static final ConfigOption<String> RAMP_UP_S = ConfigOptions.key(SteadyStateConfig.RAMP_UP_S)
+            .stringType().defaultValue(autoOr(STEADY.rampUpS()))
+            .withDescription("Seconds excluded at the start of the step; auto: detected, the steady state starts "
+                    + "at the first window that is steady (window-s, max-cv, level-tolerance).");
+    public static final ConfigOption<String> TAIL_S = ConfigOptions.key(SteadyStateConfig.TAIL_S)
+            .stringType().defaultValue(autoOr(STEADY.tailS()))
+            .withDescription("Seconds excluded at the end of the step; auto: only the trailing partial seconds "
+                    + "(partial-fraction).");
+    public static final ConfigOption<Integer> WINDOW_S = ConfigOptions.key(SteadyStateConfig.WINDOW_S)
+            .intType().defaultValue(STEADY.windowS())
+            .withDescription("Rolling window of the detection.");
+    public static final ConfigOption<Double> MAX_CV = ConfigOptions.key(SteadyStateConfig.MAX_CV)
+            .doubleType().defaultValue(STEADY.maxCv())
+            .withDescription("A window is steady when its IOPS coefficient of variation (sd / mean) is at most "
+                    + "this, and its level within level-tolerance.");
+    public static final ConfigOption<Double> LEVEL_TOLERANCE = ConfigOptions.key(SteadyStateConfig.LEVEL_TOLERANCE)
+            .doubleType().defaultValue(STEADY.levelTolerance())
+            .withDescription("A steady window's mean IOPS, and its first second's, are within this fraction of "
+                    + "the reference level (so the window cannot start on the last ramp second).");
+    public static final ConfigOption<Double> PARTIAL_FRACTION = ConfigOptions.key(SteadyStateConfig.PARTIAL_FRACTION)
+            .doubleType().defaultValue(STEADY.partialFraction())
+            .withDescription("A trailing second with IOPS below this fraction of the reference is partial.");
+    public static final ConfigOption<Integer> MIN_STEADY_S = ConfigOptions.key(SteadyStateConfig.MIN_STEADY_S)
+            .intType().defaultValue(STEADY.minSteadyS())
+            .withDescription("A steady window shorter than this is reported TOO_SHORT.");
+
+    public static final List<OptionSpec<?>> STEADY_STATE_KEYS = List.of(
+            OptionSpec.of(RAMP_UP_S).type("integer-or-auto").unit("s"),
+            OptionSpec.of(TAIL_S).type("integer-or-auto").unit("s"),
+            OptionSpec.of(WINDOW_S).unit("s"),
+            OptionSpec.of(MAX_CV).unit("ratio"),
+            OptionSpec.of(LEVEL_TOLERANCE).unit("fraction"),
+            OptionSpec.of(PARTIAL_FRACTION).unit("fraction"),
+            OptionSpec.of(MIN_STEADY_S).unit("s"));
+
+    // ---------------------------------------------------------------------------- --saturation key=value,...
+
+    private static final SaturationConfig SATURATED = SaturationConfig.defaults();
+
+    public static final ConfigOption<String> METRIC = ConfigOptions.key(SaturationConfig.METRIC)
+            .stringType().defaultValue(SATURATED.metric().key())
+            .withDescription("Throughput judged.");
+    public static final ConfigOption<Double> MARGINAL_GAIN_RATIO =
+            ConfigOptions.key(SaturationConfig.MARGINAL_GAIN_RATIO)
+                    .doubleType().defaultValue(SATURATED.marginalGainRatio())
+                    .withDescription("A step has stalled when its throughput gain % over its load increase % is under "
+                            + "this (0.25: doubling the load bought less than +25 %).");
+    public static final ConfigOption<Double> MIN_EFFICIENCY = ConfigOptions.key(SaturationConfig.MIN_EFFICIENCY)
+            .doubleType().defaultValue(SATURATED.minEfficiency())
+            .withDescription("A step has stalled also when its efficiency against linear scaling from the first "
+                    + "step is under this (0 disables).");
+    public static final ConfigOption<Double> MIN_LATENCY_GROWTH_PCT =
+            ConfigOptions.key(SaturationConfig.MIN_LATENCY_GROWTH_PCT)
+                    .doubleType().defaultValue(SATURATED.minLatencyGrowthPct())
+                    .withDescription("A stalled step is saturated only if its mean latency also grew by more than "
+                            + "this.");
+    public static final ConfigOption<Double> PORT_UTILIZATION_PCT =
+            ConfigOptions.key(SaturationConfig.PORT_UTILIZATION_PCT)
+                    .doubleType().defaultValue(SATURATED.portUtilizationPct())
+                    .withDescription("A port direction at or above this share of its payload rate is the bottleneck.");
+    public static final ConfigOption<Double> CPU_UTILIZATION_PCT =
+            ConfigOptions.key(SaturationConfig.CPU_UTILIZATION_PCT)
+                    .doubleType().defaultValue(SATURATED.cpuUtilizationPct())
+                    .withDescription("Else a host at or above this share of its logical processors is the bottleneck.");
+    public static final ConfigOption<Double> LITTLES_LAW_TOLERANCE =
+            ConfigOptions.key(SaturationConfig.LITTLES_LAW_TOLERANCE)
+                    .doubleType().defaultValue(SATURATED.littlesLawTolerance())
+                    .withDescription("Relative error accepted by the Little's-law check.");
+
+    public static final List<OptionSpec<?>> SATURATION_KEYS = List.of(
+            OptionSpec.of(METRIC).allowed(ThroughputMetric.keys()),
+            OptionSpec.of(MARGINAL_GAIN_RATIO).unit("ratio"),
+            OptionSpec.of(MIN_EFFICIENCY).unit("fraction"),
+            OptionSpec.of(MIN_LATENCY_GROWTH_PCT).unit("%"),
+            OptionSpec.of(PORT_UTILIZATION_PCT).unit("%"),
+            OptionSpec.of(CPU_UTILIZATION_PCT).unit("%"),
+            OptionSpec.of(LITTLES_LAW_TOLERANCE).unit("fraction"));
+
+    // ---------------------------------------------------------------------------------------- all of them
+
+    private static final OptionSpec<String> STEADY_STATE_SPEC = OptionSpec.of(STEADY_STATE).keys(STEADY_STATE_KEYS);
+    private static final OptionSpec<String> SATURATION_SPEC = OptionSpec.of(SATURATION).keys(SATURATION_KEYS);
+
+    /** Every option, in the order the description file lists them. */
+    public static final List<OptionSpec<?>> ALL = List.of(
+            OptionSpec.of(KAFKA_BOOTSTRAP).bound(NOT_EMPTY), OptionSpec.of(REGISTRY_URL).bound(NOT_EMPTY),
+            OptionSpec.of(GROUP_ID).bound(NOT_EMPTY),
+            OptionSpec.of(IO_SAMPLES_TOPIC).bound(NOT_EMPTY), OptionSpec.of(RUNS_TOPIC).bound(NOT_EMPTY),
+            OptionSpec.of(CPU_SAMPLES_TOPIC).bound(NOT_EMPTY), OptionSpec.of(PORT_SAMPLES_TOPIC).bound(NOT_EMPTY),
+            OptionSpec.of(ALERTS_TOPIC).bound(NOT_EMPTY), OptionSpec.of(DEAD_LETTER_TOPIC).bound(NOT_EMPTY),
+            OptionSpec.of(CLICKHOUSE_URL).bound(NOT_EMPTY), OptionSpec.of(CLICKHOUSE_DATABASE).bound(NOT_EMPTY),
+            OptionSpec.of(CLICKHOUSE_USER).bound(NOT_EMPTY), OptionSpec.of(CLICKHOUSE_PASSWORD),
+            OptionSpec.of(CLICKHOUSE_PASSWORD_FILE), OptionSpec.of(CLICKHOUSE_PASSWORD_KEY),
+            OptionSpec.of(SINK_BATCH_ROWS).bound(POSITIVE).unit("rows"),
+            OptionSpec.of(SINK_FLUSH_INTERVAL).bound(POSITIVE),
+            OptionSpec.of(CHECKPOINT_INTERVAL).bound(POSITIVE),
+            OptionSpec.of(OUT_OF_ORDERNESS).bound(NON_NEGATIVE),
+            OptionSpec.of(EARLY_FIRE_DELAY).bound(NON_NEGATIVE),
+            OptionSpec.of(IDLENESS).bound(NON_NEGATIVE),
+            OptionSpec.of(ALLOWED_LATENESS).bound(NON_NEGATIVE),
+            STEADY_STATE_SPEC, SATURATION_SPEC,
+            OptionSpec.of(SLO).type("slo"),
+            OptionSpec.of(LOAD_AXIS).allowed(LoadAxis.keys()),
+            OptionSpec.of(STEP_RETENTION).bound(POSITIVE),
+            OptionSpec.of(PARALLELISM).bound(NON_NEGATIVE),
+            OptionSpec.of(CHECKPOINT_DIR),
+            OptionSpec.of(STARTING_OFFSETS).allowed(List.of("latest", "earliest")),
+            OptionSpec.of(MAX_AHEAD).bound(POSITIVE),
+            OptionSpec.of(REPLAY_RUN), OptionSpec.of(REPLAY_FROM_MS).bound(NON_NEGATIVE).unit("ms"),
+            OptionSpec.of(JOB_NAME).bound(NOT_EMPTY));
 
     /** Bytes buffered per writer before an insert is forced. */
     static final long SINK_BATCH_BYTES = 16L << 20;
@@ -176,106 +296,67 @@ public record AnalyticsOptions(
 
     /** Parses {@code --key value} program arguments; throws {@link IllegalArgumentException} naming a bad key. */
     public static AnalyticsOptions fromArgs(String[] args) {
-        Map<String, String> given = ParameterTool.fromArgs(args).toMap();
-        Set<String> known = ALL.stream().map(ConfigOption::key).collect(Collectors.toCollection(TreeSet::new));
-        for (String key : given.keySet()) {
-            if (!known.contains(key)) {
-                throw new IllegalArgumentException("unknown argument --" + key + "; known: --" + String.join(", --", known));
-            }
-        }
-        Configuration conf = Configuration.fromMap(given);
-        try {
-            String password = conf.getOptional(CLICKHOUSE_PASSWORD)
-                    .orElseGet(() -> passwordFromFile(conf.getOptional(CLICKHOUSE_PASSWORD_FILE).orElse(null),
-                            conf.get(CLICKHOUSE_PASSWORD_KEY)));
-            ClickHouseConfig clickHouse = new ClickHouseConfig(text(CLICKHOUSE_URL, conf.get(CLICKHOUSE_URL)),
-                    text(CLICKHOUSE_DATABASE, conf.get(CLICKHOUSE_DATABASE)),
-                    text(CLICKHOUSE_USER, conf.get(CLICKHOUSE_USER)), password,
-                    positive(SINK_BATCH_ROWS, conf.get(SINK_BATCH_ROWS)), SINK_BATCH_BYTES,
-                    positive(SINK_FLUSH_INTERVAL, conf.get(SINK_FLUSH_INTERVAL)), SINK_ATTEMPTS);
-            String sloSpec = conf.get(SLO).trim();
-            SloEvaluator slo = sloSpec.isEmpty() || sloSpec.equalsIgnoreCase("none") ? null : SloEvaluator.parse(sloSpec);
-            Duration lateness = nonNegative(ALLOWED_LATENESS, conf.get(ALLOWED_LATENESS));
-            StepAnalysisSettings steps = new StepAnalysisSettings(
-                    SteadyStateConfig.fromMap(keyValues(STEADY_STATE, conf.get(STEADY_STATE))),
-                    SaturationConfig.fromMap(keyValues(SATURATION, conf.get(SATURATION))),
-                    slo,
-                    LoadAxis.fromKey(conf.get(LOAD_AXIS)),
-                    lateness.toMillis(),
-                    positive(STEP_RETENTION, conf.get(STEP_RETENTION)).toMillis(),
-                    StepAnalysisSettings.defaults().liveEvalEveryS());
-            return new AnalyticsOptions(
-                    text(KAFKA_BOOTSTRAP, conf.get(KAFKA_BOOTSTRAP)), text(REGISTRY_URL, conf.get(REGISTRY_URL)),
-                    text(GROUP_ID, conf.get(GROUP_ID)),
-                    text(IO_SAMPLES_TOPIC, conf.get(IO_SAMPLES_TOPIC)), text(RUNS_TOPIC, conf.get(RUNS_TOPIC)),
-                    text(CPU_SAMPLES_TOPIC, conf.get(CPU_SAMPLES_TOPIC)),
-                    text(PORT_SAMPLES_TOPIC, conf.get(PORT_SAMPLES_TOPIC)),
-                    text(ALERTS_TOPIC, conf.get(ALERTS_TOPIC)), text(DEAD_LETTER_TOPIC, conf.get(DEAD_LETTER_TOPIC)),
-                    clickHouse,
-                    positive(CHECKPOINT_INTERVAL, conf.get(CHECKPOINT_INTERVAL)),
-                    nonNegative(OUT_OF_ORDERNESS, conf.get(OUT_OF_ORDERNESS)),
-                    nonNegative(IDLENESS, conf.get(IDLENESS)),
-                    lateness,
-                    steps,
-                    nonNegative(PARALLELISM, conf.get(PARALLELISM)),
-                    conf.get(CHECKPOINT_DIR).trim(),
-                    startFromEarliest(conf.get(STARTING_OFFSETS)),
-                    positive(MAX_AHEAD, conf.get(MAX_AHEAD)),
-                    nonNegative(EARLY_FIRE_DELAY, conf.get(EARLY_FIRE_DELAY)),
-                    replay(conf));
-        } catch (IllegalArgumentException e) {
-            throw e;
-        } catch (RuntimeException e) { // Flink's parse errors do not always name the key
-            throw new IllegalArgumentException("bad argument: " + e.getMessage(), e);
-        }
+        ProgramArguments a = ProgramArguments.parse(args, ALL);
+        String password = a.optional(CLICKHOUSE_PASSWORD).orElseGet(() -> passwordFromFile(
+                a.optional(CLICKHOUSE_PASSWORD_FILE).orElse(null), a.get(CLICKHOUSE_PASSWORD_KEY)));
+        ClickHouseConfig clickHouse = new ClickHouseConfig(a.get(CLICKHOUSE_URL), a.get(CLICKHOUSE_DATABASE),
+                a.get(CLICKHOUSE_USER), password, a.get(SINK_BATCH_ROWS), SINK_BATCH_BYTES, a.get(SINK_FLUSH_INTERVAL),
+                SINK_ATTEMPTS);
+        String sloSpec = a.get(SLO);
+        SloEvaluator slo = sloSpec.isEmpty() || sloSpec.equalsIgnoreCase("none") ? null : SloEvaluator.parse(sloSpec);
+        Duration lateness = a.get(ALLOWED_LATENESS);
+        StepAnalysisConfig steps = new StepAnalysisConfig(steadyState(a.nested(STEADY_STATE_SPEC)),
+                saturation(a.nested(SATURATION_SPEC)), slo, LoadAxis.fromKey(a.get(LOAD_AXIS)), lateness.toMillis(),
+                a.get(STEP_RETENTION).toMillis(), StepAnalysisConfig.LIVE_EVAL_EVERY_S);
+        Duration earlyFireDelay = a.get(EARLY_FIRE_DELAY);
+        Replay replay = replay(a);
+        return new AnalyticsOptions(
+                a.get(KAFKA_BOOTSTRAP), a.get(REGISTRY_URL), a.get(GROUP_ID),
+                a.get(IO_SAMPLES_TOPIC), a.get(RUNS_TOPIC), a.get(CPU_SAMPLES_TOPIC), a.get(PORT_SAMPLES_TOPIC),
+                a.get(ALERTS_TOPIC), a.get(DEAD_LETTER_TOPIC),
+                clickHouse,
+                a.get(CHECKPOINT_INTERVAL), a.get(OUT_OF_ORDERNESS), a.get(IDLENESS), lateness,
+                steps,
+                a.get(PARALLELISM),
+                a.get(CHECKPOINT_DIR),
+                a.get(STARTING_OFFSETS).equals("earliest"),
+                a.get(MAX_AHEAD),
+                replay == null ? earlyFireDelay : Duration.ZERO,
+                replay);
     }
 
-    private static Replay replay(Configuration conf) {
-        String run = conf.get(REPLAY_RUN).trim();
-        String name = text(JOB_NAME, conf.get(JOB_NAME));
+    private static SteadyStateConfig steadyState(ProgramArguments s) {
+        return new SteadyStateConfig(s.intOrAuto(RAMP_UP_S, SteadyStateConfig.AUTO),
+                s.intOrAuto(TAIL_S, SteadyStateConfig.AUTO), s.get(WINDOW_S), s.get(MAX_CV), s.get(LEVEL_TOLERANCE),
+                s.get(PARTIAL_FRACTION), s.get(MIN_STEADY_S));
+    }
+
+    private static SaturationConfig saturation(ProgramArguments s) {
+        return new SaturationConfig(ThroughputMetric.fromKey(s.get(METRIC)), s.get(MARGINAL_GAIN_RATIO),
+                s.get(MIN_EFFICIENCY), s.get(MIN_LATENCY_GROWTH_PCT), s.get(PORT_UTILIZATION_PCT),
+                s.get(CPU_UTILIZATION_PCT), s.get(LITTLES_LAW_TOLERANCE));
+    }
+
+    private static String autoOr(int seconds) {
+        return seconds == SteadyStateConfig.AUTO ? "auto" : Integer.toString(seconds);
+    }
+
+    private static Replay replay(ProgramArguments a) {
+        String run = a.get(REPLAY_RUN);
+        String name = a.get(JOB_NAME);
         if (run.isEmpty()) {
             return null;
-        }
-        long fromMs = conf.get(REPLAY_FROM_MS);
-        if (fromMs < 0) {
-            throw new IllegalArgumentException("--" + REPLAY_FROM_MS.key() + " must be >= 0, got " + fromMs);
         }
         if (name.equals(JOB_NAME.defaultValue())) {
             throw new IllegalArgumentException("--" + REPLAY_RUN.key() + " needs its own --" + JOB_NAME.key()
                     + " (not the live job's " + JOB_NAME.defaultValue() + ")");
         }
-        return new Replay(run, fromMs, name);
+        return new Replay(run, a.get(REPLAY_FROM_MS), name);
     }
 
     /** The job's name: the live job's, or the replay's. */
     public String jobName() {
         return replay == null ? JOB_NAME.defaultValue() : replay.jobName();
-    }
-
-    private static boolean startFromEarliest(String value) {
-        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
-            case "earliest" -> true;
-            case "latest" -> false;
-            default -> throw new IllegalArgumentException("--" + STARTING_OFFSETS.key()
-                    + " must be earliest or latest, got " + value);
-        };
-    }
-
-    /** "a=1, b=auto" -> {a: 1, b: auto}; an entry without '=' names the option. */
-    static Map<String, String> keyValues(ConfigOption<String> option, String text) {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String part : text.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("--" + option.key() + ": '" + part.trim()
-                        + "' is not key=value");
-            }
-            out.put(part.substring(0, eq).trim(), part.substring(eq + 1).trim());
-        }
-        return out;
     }
 
     /** The value of {@code key} in a KEY=VALUE file (secrets.env); '#' lines are comments. */
@@ -297,40 +378,5 @@ public record AnalyticsOptions(
                     + " cannot be read: " + e.getMessage(), e);
         }
         throw new IllegalArgumentException("--" + CLICKHOUSE_PASSWORD_FILE.key() + " " + file + " has no " + key);
-    }
-
-    private static String text(ConfigOption<String> option, String value) {
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("--" + option.key() + " must not be empty");
-        }
-        return value.trim();
-    }
-
-    private static int nonNegative(ConfigOption<Integer> option, int value) {
-        if (value < 0) {
-            throw new IllegalArgumentException("--" + option.key() + " must be >= 0, got " + value);
-        }
-        return value;
-    }
-
-    private static int positive(ConfigOption<Integer> option, int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException("--" + option.key() + " must be >= 1, got " + value);
-        }
-        return value;
-    }
-
-    private static Duration positive(ConfigOption<Duration> option, Duration value) {
-        if (value == null || value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException("--" + option.key() + " must be a positive duration, got " + value);
-        }
-        return value;
-    }
-
-    private static Duration nonNegative(ConfigOption<Duration> option, Duration value) {
-        if (value == null || value.isNegative()) {
-            throw new IllegalArgumentException("--" + option.key() + " must be a duration >= 0, got " + value);
-        }
-        return value;
     }
 }

@@ -1,18 +1,15 @@
 package io.ioscale.config;
 
+import static io.ioscale.config.OptionSpec.Bound.NOT_EMPTY;
+import static io.ioscale.config.OptionSpec.Bound.POSITIVE;
+
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.util.ParameterTool;
 
 /**
- * Program arguments of {@code SampleMonitorJob}, parsed once into an immutable value.
+ * Program arguments of {@code SampleMonitorJob}, parsed once ({@link ProgramArguments}) into an immutable value.
  *
  * <p>Arguments are {@code --key value} pairs; an unknown key is rejected with the list of known keys, so
  * a typo never silently falls back to a default. Durations accept Flink's syntax ({@code 10s}, {@code 500 ms}).
@@ -51,47 +48,14 @@ public record SampleMonitorOptions(
             .defaultValue(Duration.ofSeconds(30))
             .withDescription("Checkpoint period; Kafka offsets are committed when a checkpoint completes.");
 
-    public static final List<ConfigOption<?>> ALL =
-            List.of(KAFKA_BOOTSTRAP, TOPIC, GROUP_ID, WINDOW, CHECKPOINT_INTERVAL);
-
-    public SampleMonitorOptions {
-        requireText(KAFKA_BOOTSTRAP, kafkaBootstrap);
-        requireText(TOPIC, topic);
-        requireText(GROUP_ID, groupId);
-        requirePositive(WINDOW, window);
-        requirePositive(CHECKPOINT_INTERVAL, checkpointInterval);
-    }
+    public static final List<OptionSpec<?>> ALL = List.of(OptionSpec.of(KAFKA_BOOTSTRAP).bound(NOT_EMPTY),
+            OptionSpec.of(TOPIC).bound(NOT_EMPTY), OptionSpec.of(GROUP_ID).bound(NOT_EMPTY),
+            OptionSpec.of(WINDOW).bound(POSITIVE), OptionSpec.of(CHECKPOINT_INTERVAL).bound(POSITIVE));
 
     /** Parses {@code --key value} program arguments; throws {@link IllegalArgumentException} naming a bad key. */
     public static SampleMonitorOptions fromArgs(String[] args) {
-        Map<String, String> given = ParameterTool.fromArgs(args).toMap();
-        Set<String> known = ALL.stream().map(ConfigOption::key).collect(Collectors.toCollection(TreeSet::new));
-        for (String key : given.keySet()) {
-            if (!known.contains(key)) {
-                throw new IllegalArgumentException("unknown argument --" + key + "; known: --" + String.join(", --", known));
-            }
-        }
-        Configuration conf = Configuration.fromMap(given);
-        try {
-            return new SampleMonitorOptions(
-                    conf.get(KAFKA_BOOTSTRAP), conf.get(TOPIC), conf.get(GROUP_ID),
-                    conf.get(WINDOW), conf.get(CHECKPOINT_INTERVAL));
-        } catch (IllegalArgumentException e) {
-            throw e;
-        } catch (RuntimeException e) { // Flink's parse errors do not always name the key
-            throw new IllegalArgumentException("bad argument: " + e.getMessage(), e);
-        }
-    }
-
-    private static void requireText(ConfigOption<String> option, String value) {
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("--" + option.key() + " must not be empty");
-        }
-    }
-
-    private static void requirePositive(ConfigOption<Duration> option, Duration value) {
-        if (value == null || value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException("--" + option.key() + " must be a positive duration, got " + value);
-        }
+        ProgramArguments a = ProgramArguments.parse(args, ALL);
+        return new SampleMonitorOptions(a.get(KAFKA_BOOTSTRAP), a.get(TOPIC), a.get(GROUP_ID), a.get(WINDOW),
+                a.get(CHECKPOINT_INTERVAL));
     }
 }

@@ -8,56 +8,52 @@ import io.ioscale.avro.OneRunDeserializer;
 import io.ioscale.avro.ReaderSchemas;
 import io.ioscale.avro.RegistryClient;
 import io.ioscale.config.AnalyticsOptions;
-import io.ioscale.functions.AttachLinkCapacity;
-import io.ioscale.functions.CountTooLate;
-import io.ioscale.functions.EventTimeWatermarks;
-import io.ioscale.functions.IoKeys;
-import io.ioscale.functions.SplitDeadLetters;
-import io.ioscale.functions.StepAnalysisSettings;
-import io.ioscale.functions.StepAnalyzer;
-import io.ioscale.functions.StampFleetProgress;
-import io.ioscale.functions.StepInput;
-import io.ioscale.records.Alert;
-import io.ioscale.records.CpuRollup;
+import io.ioscale.records.AlertRow;
+import io.ioscale.records.CpuRollupRow;
 import io.ioscale.records.CpuSample;
 import io.ioscale.records.DeadLetter;
 import io.ioscale.records.DeadLetterRow;
 import io.ioscale.records.Decoded;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.IoSample;
-import io.ioscale.records.PortRollup;
+import io.ioscale.records.PortRollupRow;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.ResultRow;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
-import io.ioscale.rollups.CpuRollups;
+import io.ioscale.rollups.CountTooLate;
+import io.ioscale.rollups.CpuRollup;
 import io.ioscale.rollups.EarlyFiring;
 import io.ioscale.rollups.FleetPartial;
 import io.ioscale.rollups.GrainRollupOperator;
 import io.ioscale.rollups.IoFleetRollup;
+import io.ioscale.rollups.IoSourceRollup;
 import io.ioscale.rollups.IoSourceRollupOperator;
-import io.ioscale.rollups.PortRollups;
+import io.ioscale.rollups.PortRollup;
 import io.ioscale.sinks.AlertSerializer;
 import io.ioscale.sinks.ClickHouseConfig;
 import io.ioscale.sinks.ClickHouseSink;
 import io.ioscale.sinks.DeadLetterSerializer;
+import io.ioscale.sources.AttachLinkCapacity;
+import io.ioscale.sources.EventTimeWatermarks;
 import io.ioscale.sources.ResolvedStartOffsets;
+import io.ioscale.sources.SplitDeadLetters;
+import io.ioscale.steps.StampFleetProgress;
+import io.ioscale.steps.StepAnalyzer;
+import io.ioscale.steps.StepInput;
 import java.io.Serializable;
-import java.time.Duration;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeHint;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -101,9 +97,24 @@ public final class AnalyticsJob {
 
     public static final String JOB_NAME = "ioscale-analytics";
 
-    /** The job's inputs: decoded records, or dead letters standing for records that would not decode. */
+    /**
+     * The job's inputs: decoded records, or dead letters standing for records that would not decode.
+     *
+     * @param parallelism          of the sources; 0 = the environment's (a generated test source must stay at 1, or
+     *                             its splits advance event time unevenly and stall the watermark)
+     * @param punctuatedWatermarks a watermark after every record (tests: deterministic lateness) instead of
+     *                             periodically
+     */
     public record Sources(Source<Decoded<IoSample>, ?, ?> ioSamples, Source<Decoded<RunEvent>, ?, ?> runEvents,
-                          Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples) {}
+                          Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples,
+                          int parallelism, boolean punctuatedWatermarks) {
+
+        /** Kafka's: the environment's parallelism, periodic watermarks. */
+        public Sources(Source<Decoded<IoSample>, ?, ?> ioSamples, Source<Decoded<RunEvent>, ?, ?> runEvents,
+                       Source<Decoded<CpuSample>, ?, ?> cpuSamples, Source<Decoded<PortSample>, ?, ?> portSamples) {
+            this(ioSamples, runEvents, cpuSamples, portSamples, 0, false);
+        }
+    }
 
     /** Makes one ClickHouse sink per result stream (each chained to its operator: rows are never shuffled). */
     public interface RowSinks extends Serializable {
@@ -111,41 +122,7 @@ public final class AnalyticsJob {
     }
 
     /** The job's outputs. */
-    public record Sinks(RowSinks rows, Sink<Alert> alerts, Sink<DeadLetter> deadLetters) {}
-
-    /**
-     * Event-time settings of the pipeline.
-     *
-     * @param punctuatedWatermarks a watermark after every record (tests: deterministic lateness) instead of
-     *                             periodically
-     * @param sourceParallelism    parallelism of the sources; 0 = the environment's (a generated test source must
-     *                             stay at 1, or its splits advance event time unevenly and stall the watermark)
-     * @param earlyFireDelay       rollup windows emit provisional rows this long (wall clock) after they end,
-     *                             before the watermark closes them ({@link EarlyFiring}); zero: off
-     */
-    public record Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
-                           boolean punctuatedWatermarks, StepAnalysisSettings steps, int sourceParallelism,
-                           Duration maxAhead, Duration earlyFireDelay) implements Serializable {
-
-        public static final Duration DEFAULT_MAX_AHEAD = Duration.ofMinutes(1);
-
-        public Settings(Duration outOfOrderness, Duration idleness, Duration allowedLateness,
-                        boolean punctuatedWatermarks, StepAnalysisSettings steps) {
-            this(outOfOrderness, idleness, allowedLateness, punctuatedWatermarks, steps, 0, DEFAULT_MAX_AHEAD,
-                    Duration.ZERO);
-        }
-
-        /** The job's settings; a replay of a past run fires on the watermark only (its wall clock means nothing). */
-        public static Settings of(AnalyticsOptions o) {
-            return new Settings(o.outOfOrderness(), o.idleness(), o.allowedLateness(), false, o.steps(), 0,
-                    o.maxAhead(), o.replay() == null ? o.earlyFireDelay() : Duration.ZERO);
-        }
-
-        /** Early firing of a rollup; {@code skipUnchangedFinal} false where every final row is consumed. */
-        EarlyFiring earlyFiring(boolean skipUnchangedFinal) {
-            return EarlyFiring.after(earlyFireDelay, skipUnchangedFinal);
-        }
-    }
+    public record Sinks(RowSinks rows, Sink<AlertRow> alerts, Sink<DeadLetter> deadLetters) {}
 
     public static final TypeInformation<Decoded<IoSample>> IO_TYPE =
             TypeInformation.of(new TypeHint<Decoded<IoSample>>() {});
@@ -158,12 +135,12 @@ public final class AnalyticsJob {
 
     private final Sources sources;
     private final Sinks sinks;
-    private final Settings settings;
+    private final AnalyticsOptions options;
 
-    public AnalyticsJob(Sources sources, Sinks sinks, Settings settings) {
+    public AnalyticsJob(Sources sources, Sinks sinks, AnalyticsOptions options) {
         this.sources = sources;
         this.sinks = sinks;
-        this.settings = settings;
+        this.options = options;
     }
 
     public JobExecutionResult execute(StreamExecutionEnvironment env) throws Exception {
@@ -199,35 +176,35 @@ public final class AnalyticsJob {
         // and one timer per key instead of Flink's window machinery); rows name their table by grain. The
         // per-source I/O operator also pre-merges each second's samples for the fleet (FleetPartial), so only
         // partials, not samples, take the fleet's shuffle.
-        long lateness = settings.allowedLateness().toMillis();
+        long lateness = options.allowedLateness().toMillis();
         Grain[] grains = Grain.values();
-        OutputTag<IoSample> late = lateTag(IoRollup.TABLE, IoSample.class);
-        SingleOutputStreamOperator<IoRollup> rollups = rollup(io.keyBy(new IoKeys.BySource()),
-                new IoSourceRollupOperator(grains, lateness, late).earlyFiring(settings.earlyFiring(true)), late,
-                IoRollup.class, new CountTooLate<>(IoRollup.TABLE));
+        OutputTag<IoSample> late = lateTag(IoRollupRow.TABLE, IoSample.class);
+        SingleOutputStreamOperator<IoRollupRow> rollups = rollup(io.keyBy(new IoSourceRollup.Key()),
+                new IoSourceRollupOperator(grains, lateness, late).earlyFiring(earlyFiring(true)), late,
+                IoRollupRow.class, new CountTooLate<>(IoRollupRow.TABLE));
 
-        OutputTag<FleetPartial> fleetLate = lateTag(FleetRollup.TABLE, FleetPartial.class);
-        SingleOutputStreamOperator<FleetRollup> fleet = rollup(
-                rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoKeys.ByStep()),
+        OutputTag<FleetPartial> fleetLate = lateTag(FleetRollupRow.TABLE, FleetPartial.class);
+        SingleOutputStreamOperator<FleetRollupRow> fleet = rollup(
+                rollups.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS).keyBy(new IoFleetRollup.Key()),
                 new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate)
-                        .earlyFiring(settings.earlyFiring(false)), // the step analyzer takes every final second
-                fleetLate, FleetRollup.class, new CountTooLate<>(FleetRollup.TABLE, FleetPartial::samples));
-        DataStream<FleetRollup> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
+                        .earlyFiring(earlyFiring(false)), // the step analyzer takes every final second
+                fleetLate, FleetRollupRow.class, new CountTooLate<>(FleetRollupRow.TABLE, FleetPartial::samples));
+        DataStream<FleetRollupRow> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
                 .name("fleet 1 s rows (final)");
 
         // CPU rollups per (run, step, host, VM, scope).
-        OutputTag<CpuSample> cpuLate = lateTag(CpuRollup.TABLE, CpuSample.class);
-        rollup(cpu.keyBy(new CpuKey()), new GrainRollupOperator<>(new CpuRollups(), grains, lateness, cpuLate)
-                        .earlyFiring(settings.earlyFiring(true)), cpuLate, CpuRollup.class, new CountTooLate<>(CpuRollup.TABLE));
+        OutputTag<CpuSample> cpuLate = lateTag(CpuRollupRow.TABLE, CpuSample.class);
+        rollup(cpu.keyBy(new CpuRollup.Key()), new GrainRollupOperator<>(new CpuRollup(), grains, lateness, cpuLate)
+                        .earlyFiring(earlyFiring(true)), cpuLate, CpuRollupRow.class, new CountTooLate<>(CpuRollupRow.TABLE));
 
         // Port rollups, after the run's link capacities are attached.
         SingleOutputStreamOperator<PortSample> ports = port.keyBy(p -> p.runId, TypeInformation.of(String.class))
                 .connect(runs.keyBy(e -> e.runId, TypeInformation.of(String.class)))
                 .process(new AttachLinkCapacity())
                 .uid("port-link-capacity").name("attach link capacity");
-        OutputTag<PortSample> portLate = lateTag(PortRollup.TABLE, PortSample.class);
-        rollup(ports.keyBy(new PortKey()), new GrainRollupOperator<>(new PortRollups(), grains, lateness, portLate)
-                        .earlyFiring(settings.earlyFiring(true)), portLate, PortRollup.class, new CountTooLate<>(PortRollup.TABLE));
+        OutputTag<PortSample> portLate = lateTag(PortRollupRow.TABLE, PortSample.class);
+        rollup(ports.keyBy(new PortRollup.Key()), new GrainRollupOperator<>(new PortRollup(), grains, lateness, portLate)
+                        .earlyFiring(earlyFiring(true)), portLate, PortRollupRow.class, new CountTooLate<>(PortRollupRow.TABLE));
 
         // Steps: fleet seconds, host CPU totals and whole ports, with the run events, per run.
         DataStream<StepInput> stepInputs = fleetSeconds.process(new StampFleetProgress()).name("fleet seconds")
@@ -238,30 +215,35 @@ public final class AnalyticsJob {
                                 .map(StepInput::of).returns(StepInput.class));
         SingleOutputStreamOperator<StepRow> stepRows = runs.keyBy(e -> e.runId, TypeInformation.of(String.class))
                 .connect(stepInputs.keyBy(StepInput::runId, TypeInformation.of(String.class)))
-                .process(new StepAnalyzer(settings.steps()))
+                .process(new StepAnalyzer(options.steps()))
                 .uid("step-analyzer").name("scaling_curves / saturation / usl / slo");
         sinkRows(stepRows, StepRow.TABLE);
         sinkRows(stepRows.getSideOutput(StepAnalyzer.USL_FITS), UslFitRow.TABLE);
-        DataStream<Alert> alerts = stepRows.getSideOutput(StepAnalyzer.ALERTS);
-        sinkRows(alerts, Alert.TABLE);
+        DataStream<AlertRow> alerts = stepRows.getSideOutput(StepAnalyzer.ALERTS);
+        sinkRows(alerts, AlertRow.TABLE);
         alerts.sinkTo(sinks.alerts()).uid("alerts-kafka").name("alerts -> Kafka");
     }
 
     private <T> SingleOutputStreamOperator<T> decoded(StreamExecutionEnvironment env, Source<Decoded<T>, ?, ?> source,
                                                       SerializableFunction<T, Long> eventTime, String name) {
-        WatermarkStrategy<Decoded<T>> watermarks = EventTimeWatermarks.of(eventTime, settings.outOfOrderness(),
-                settings.idleness(), settings.maxAhead(), settings.punctuatedWatermarks());
+        WatermarkStrategy<Decoded<T>> watermarks = EventTimeWatermarks.of(eventTime, options.outOfOrderness(),
+                options.idleness(), options.maxAhead(), sources.punctuatedWatermarks());
         DataStreamSource<Decoded<T>> stream = env.fromSource(source, watermarks, name);
         stream.uid(name + "-source");
-        if (settings.sourceParallelism() > 0) {
-            stream.setParallelism(settings.sourceParallelism());
+        if (sources.parallelism() > 0) {
+            stream.setParallelism(sources.parallelism());
         }
         SingleOutputStreamOperator<T> split = stream.process(
-                new SplitDeadLetters<T>(name, eventTime, settings.maxAhead().toMillis()));
-        if (settings.sourceParallelism() > 0) {
-            split.setParallelism(settings.sourceParallelism()); // stays chained to its source
+                new SplitDeadLetters<T>(name, eventTime, options.maxAhead().toMillis()));
+        if (sources.parallelism() > 0) {
+            split.setParallelism(sources.parallelism()); // stays chained to its source
         }
         return split.uid(name + "-split").name(name + " (dead letters apart)");
+    }
+
+    /** Early firing of a rollup; {@code skipUnchangedFinal} false where every final row is consumed. */
+    private EarlyFiring earlyFiring(boolean skipUnchangedFinal) {
+        return EarlyFiring.after(options.earlyFireDelay(), skipUnchangedFinal);
     }
 
     /**
@@ -291,26 +273,6 @@ public final class AnalyticsJob {
 
     private static <T> OutputTag<T> lateTag(String table, Class<T> type) {
         return new OutputTag<>("too-late-" + table, TypeInformation.of(type));
-    }
-
-    /** (run, step, host, vm, scope). */
-    static final class CpuKey implements KeySelector<CpuSample, Tuple5<String, Integer, String, String, String>> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Tuple5<String, Integer, String, String, String> getKey(CpuSample s) {
-            return Tuple5.of(s.runId, s.stepIndex, s.host, s.vm, s.scope);
-        }
-    }
-
-    /** (run, step, host, port, queue). */
-    static final class PortKey implements KeySelector<PortSample, Tuple5<String, Integer, String, String, Integer>> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Tuple5<String, Integer, String, String, Integer> getKey(PortSample s) {
-            return Tuple5.of(s.runId, s.stepIndex, s.host, s.portId, s.queue);
-        }
     }
 
     // ------------------------------------------------------------------------------------------- Kafka, ClickHouse
@@ -377,7 +339,7 @@ public final class AnalyticsJob {
     }
 
     public static Sinks productionSinks(AnalyticsOptions o) {
-        KafkaSink<Alert> alerts = KafkaSink.<Alert>builder()
+        KafkaSink<AlertRow> alerts = KafkaSink.<AlertRow>builder()
                 .setBootstrapServers(o.kafkaBootstrap())
                 .setRecordSerializer(new AlertSerializer(o.alertsTopic()))
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
@@ -412,7 +374,7 @@ public final class AnalyticsJob {
         if (options.parallelism() > 0) {
             env.setParallelism(options.parallelism());
         }
-        new AnalyticsJob(kafkaSources(options), productionSinks(options), Settings.of(options))
+        new AnalyticsJob(kafkaSources(options), productionSinks(options), options)
                 .execute(env, options.jobName());
     }
 }

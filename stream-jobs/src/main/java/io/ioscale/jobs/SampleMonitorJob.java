@@ -1,12 +1,12 @@
 package io.ioscale.jobs;
 
 import io.ioscale.config.SampleMonitorOptions;
-import io.ioscale.functions.AddWindowBounds;
-import io.ioscale.functions.CountFrames;
-import io.ioscale.functions.FrameKey;
-import io.ioscale.functions.LoggingSink;
-import io.ioscale.functions.ParseWireFrame;
-import io.ioscale.records.SchemaWindowCount;
+import io.ioscale.monitor.AddWindowBounds;
+import io.ioscale.monitor.CountFrames;
+import io.ioscale.monitor.FrameKey;
+import io.ioscale.monitor.LoggingSink;
+import io.ioscale.monitor.ParseWireFrame;
+import io.ioscale.monitor.SchemaWindowCount;
 import io.ioscale.sources.ResolvedStartOffsets;
 import java.time.Duration;
 import org.apache.flink.api.common.JobExecutionResult;

@@ -2,7 +2,7 @@ package io.ioscale.records;
 
 /**
  * A Kafka record the job could not decode, with why. It goes, unchanged, to the dead-letter topic (value and
- * key as received, the reason in headers; see {@link io.ioscale.sinks.DeadLetterSerializer}) and as a row to
+ * key as received, the reason in headers; see {@code DeadLetterSerializer}) and as a row to
  * ClickHouse's {@code dead_letters} table with {@code stage = 'flink'}.
  */
 public class DeadLetter {

@@ -1,6 +1,5 @@
 package io.ioscale.records;
 
-import io.ioscale.sinks.RowFormat;
 
 /**
  * A {@link DeadLetter} as a row of the existing {@code dead_letters} table (sql/migrations/0011), next to the

@@ -4,7 +4,7 @@ package io.ioscale.records;
  * What a source emits: a decoded record, or the dead letter that stands for a record that could not be decoded.
  * Exactly one of {@link #value} and {@link #deadLetter} is set. Decoding happens in the Kafka source's
  * deserializer, so event time and per-partition watermarks come from decoded values; dead letters never move
- * the watermark (see {@link io.ioscale.functions.EventTimeWatermarks}).
+ * the watermark (see {@code EventTimeWatermarks}).
  *
  * @param <T> the record type
  */

@@ -2,7 +2,6 @@ package io.ioscale.records;
 
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
-import io.ioscale.types.IoSampleSerializer;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
@@ -48,7 +47,7 @@ public class IoSample {
     public byte[] latencyBuckets = PackedBuckets.EMPTY;
     /**
      * The histogram as decoded (Avro's parallel {@code latency_bucket_index}/{@code latency_bucket_count}),
-     * until {@link io.ioscale.avro.AvroRecords#check} validates it and packs it into {@link #latencyBuckets};
+     * until {@code AvroRecords.check} validates it and packs it into {@link #latencyBuckets};
      * null afterwards. Never serialized.
      */
     public transient SparseBuckets decodedBuckets;

@@ -3,11 +3,10 @@ package io.ioscale.records;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
-import io.ioscale.sinks.RowFormat;
 
 /**
  * I/O figures of one rollup row (a window of one source, or of the whole fleet), computed once when the window
- * fires from {@link io.ioscale.functions.IoAccumulator}.
+ * fires from {@code IoAccumulator}.
  *
  * <h2>Rates</h2>
  * {@code iops = ops / T}, {@code mb_per_s = bytes / 10^6 / T}, {@code outstanding_ios = sum(outstanding_ios x

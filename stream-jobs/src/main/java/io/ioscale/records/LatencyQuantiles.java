@@ -3,7 +3,6 @@ package io.ioscale.records;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.QuantileResult;
-import io.ioscale.sinks.RowFormat;
 import java.util.function.IntUnaryOperator;
 
 /**

@@ -5,7 +5,7 @@ package io.ioscale.records;
  * interval. A Flink POJO; {@code tags} is not carried.
  *
  * <p>{@link #capacityBytesPerS} is not on the wire: the job fills it in (see
- * {@link io.ioscale.functions.LinkCapacityRule}) from the run's {@code LinkCapacity} or from
+ * {@code LinkCapacityRule}) from the run's {@code LinkCapacity} or from
  * {@link #linkSpeedBps}, before the port rollups.
  */
 public class PortSample {

@@ -1,6 +1,5 @@
 package io.ioscale.records;
 
-import io.ioscale.sinks.RowFormat;
 
 /**
  * A row of one of the result tables the jobs write to ClickHouse (sql/migrations/01xx). Each row names its

@@ -1,6 +1,5 @@
 package io.ioscale.records;
 
-import io.ioscale.sinks.RowFormat;
 
 /**
  * A row of a rollup table {@code <table>_<grain>} (io_samples, io_fleet, cpu_samples, port_samples): one key of

@@ -1,6 +1,5 @@
 package io.ioscale.records;
 
-import io.ioscale.sinks.RowFormat;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,5 @@
 package io.ioscale.records;
 
-import io.ioscale.sinks.RowFormat;
 
 /**
  * One row of {@code usl_fits}: the Universal Scalability Law fitted to a run's steps completed so far

@@ -1,7 +1,5 @@
 package io.ioscale.rollups;
 
-import io.ioscale.functions.IoAccumulator;
-import io.ioscale.types.FleetPartialSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**

@@ -1,6 +1,5 @@
 package io.ioscale.rollups;
 
-import io.ioscale.functions.IoAccumulator;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
@@ -15,7 +14,7 @@ abstract class IoGrainRollup<K, IN, OUT> implements GrainRollup<K, IN, IoAccumul
         into.merge(from);
     }
 
-    /** Fired windows keep their histogram packed (see {@link io.ioscale.functions.BucketCounts#compact}). */
+    /** Fired windows keep their histogram packed (see {@link io.ioscale.rollups.BucketCounts#compact}). */
     @Override
     public void compact(IoAccumulator acc) {
         acc.buckets.compact();

@@ -1,8 +1,7 @@
 package io.ioscale.rollups;
 
-import io.ioscale.functions.IoAccumulator;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.IoSample;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -35,7 +34,7 @@ import org.apache.flink.util.OutputTag;
  * watermark closes it. An early partial is on time downstream, like any partial sent before the watermark.
  */
 public final class IoSourceRollupOperator extends GrainRollupOperator<Tuple6<String, Integer, String, String, String,
-        String>, IoSample, IoAccumulator, IoRollup> {
+        String>, IoSample, IoAccumulator, IoRollupRow> {
     private static final long serialVersionUID = 1L;
     private static final long SECOND_MS = Grain.S1.windowMs();
 

@@ -1,6 +1,6 @@
 package io.ioscale.sinks;
 
-import io.ioscale.records.Alert;
+import io.ioscale.records.AlertRow;
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -10,7 +10,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * (snake_case keys, timestamps as "yyyy-MM-dd HH:mm:ss.SSS" UTC, NaN as null). JSON rather than Avro: alerts
  * are few, read by people and chat hooks, and the key makes duplicates (at-least-once) easy to drop.
  */
-public class AlertSerializer implements KafkaRecordSerializationSchema<Alert> {
+public class AlertSerializer implements KafkaRecordSerializationSchema<AlertRow> {
     private static final long serialVersionUID = 1L;
 
     private final String topic;
@@ -20,7 +20,7 @@ public class AlertSerializer implements KafkaRecordSerializationSchema<Alert> {
     }
 
     @Override
-    public ProducerRecord<byte[], byte[]> serialize(Alert alert, KafkaSinkContext context, Long timestamp) {
+    public ProducerRecord<byte[], byte[]> serialize(AlertRow alert, KafkaSinkContext context, Long timestamp) {
         JsonRowWriter json = new JsonRowWriter();
         alert.write(json);
         byte[] body = json.toByteArray();

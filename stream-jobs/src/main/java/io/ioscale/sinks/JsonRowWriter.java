@@ -1,5 +1,6 @@
 package io.ioscale.sinks;
 
+import io.ioscale.records.RowFormat;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;

@@ -1,6 +1,7 @@
 package io.ioscale.sinks;
 
 import io.ioscale.histogram.PackedBuckets;
+import io.ioscale.records.RowFormat;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;

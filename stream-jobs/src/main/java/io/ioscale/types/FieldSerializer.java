@@ -10,7 +10,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * variable length, a byte copy goes through the object. A subclass writes and reads the fields, copies deeply and
  * names its snapshot.
  */
-abstract class FieldSerializer<T> extends TypeSerializerSingleton<T> {
+public abstract class FieldSerializer<T> extends TypeSerializerSingleton<T> {
     private static final long serialVersionUID = 1L;
 
     @Override

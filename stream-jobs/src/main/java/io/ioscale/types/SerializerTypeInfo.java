@@ -1,6 +1,9 @@
 package io.ioscale.types;
 
+import java.lang.reflect.Type;
+import java.util.Map;
 import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
@@ -73,5 +76,24 @@ public final class SerializerTypeInfo<T> extends TypeInformation<T> {
     @Override
     public boolean canEqual(Object o) {
         return o instanceof SerializerTypeInfo;
+    }
+
+    /**
+     * Base of the {@code TypeInfoFactory} a class names in its {@code @TypeInfo}: a subclass with a no-arg
+     * constructor (Flink instantiates it) passes the class and its serializer.
+     */
+    public abstract static class Factory<T> extends TypeInfoFactory<T> {
+        private final Class<T> type;
+        private final TypeSerializer<T> serializer;
+
+        protected Factory(Class<T> type, TypeSerializer<T> serializer) {
+            this.type = type;
+            this.serializer = serializer;
+        }
+
+        @Override
+        public TypeInformation<T> createTypeInfo(Type t, Map<String, TypeInformation<?>> generics) {
+            return new SerializerTypeInfo<>(type, serializer);
+        }
     }
 }

@@ -10,7 +10,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * reads char by char through the view; the identifiers here (run, host, VM, target) are short ASCII, for which
  * {@code getBytes}/{@code new String} are array copies and the view moves them in one call.
  */
-final class Utf8 {
+public final class Utf8 {
     /** Longer than any identifier; bounds the allocation a corrupt length could ask for. */
     private static final int MAX_BYTES = 1 << 20;
 
@@ -33,7 +33,7 @@ final class Utf8 {
         }
     }
 
-    static void write(String s, DataOutputView out) throws IOException {
+    public static void write(String s, DataOutputView out) throws IOException {
         int n = s.length();
         byte[] b = PER_THREAD.get().scratch(n);
         for (int i = 0; i < n; i++) { // ASCII (every identifier so far): its bytes, without a new array
@@ -51,7 +51,7 @@ final class Utf8 {
     }
 
     /** The same String instance for the same bytes again, mostly ({@link StringCache}). */
-    static String read(DataInputView in) throws IOException {
+    public static String read(DataInputView in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > MAX_BYTES) {
             throw new IOException("corrupt string length " + n);

@@ -8,7 +8,6 @@ import io.ioscale.analytics.SaturationVerdict.Bottleneck;
 import io.ioscale.analytics.SaturationVerdict.Status;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -175,8 +174,9 @@ class SaturationDetectorTest {
 
     @Test
     void mbPerSecondMetricAndThresholdsComeFromTheConfig() {
-        SaturationConfig cfg = SaturationConfig.fromMap(Map.of(
-                "metric", "mb-per-s", "port-utilization-pct", "99.5", "cpu-utilization-pct", "40"));
+        SaturationConfig d = SaturationConfig.defaults();
+        SaturationConfig cfg = new SaturationConfig(ThroughputMetric.MB_PER_S, d.marginalGainRatio(),
+                d.minEfficiency(), d.minLatencyGrowthPct(), 99.5, 40, d.littlesLawTolerance());
         List<StepSummary> steps = new ArrayList<>(SeedCurves.seed000(800e6, 45));
         StepSummary last = steps.get(3);
         steps.set(3, new StepSummary(last.stepIndex(), last.label(), last.load(), last.iops(), last.mbPerS(),
@@ -190,7 +190,6 @@ class SaturationDetectorTest {
     @Test
     void configDefaultsAndValidationNameTheBadKey() {
         SaturationConfig d = SaturationConfig.defaults();
-        assertThat(SaturationConfig.fromMap(Map.of())).isEqualTo(d);
         assertThat(d.metric()).isEqualTo(ThroughputMetric.IOPS);
         assertThat(d.marginalGainRatio()).isEqualTo(0.25);
         assertThat(d.minEfficiency()).isEqualTo(0.5);
@@ -198,17 +197,9 @@ class SaturationDetectorTest {
         assertThat(d.portUtilizationPct()).isEqualTo(95);
         assertThat(d.cpuUtilizationPct()).isEqualTo(90);
 
-        assertThatThrownBy(() -> SaturationConfig.fromMap(Map.of("port-utilisation-pct", "95")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unknown saturation setting 'port-utilisation-pct'")
-                .hasMessageContaining("port-utilization-pct");
-        assertThatThrownBy(() -> SaturationConfig.fromMap(Map.of("min-efficiency", "1.5")))
+        assertThatThrownBy(() -> new SaturationConfig(ThroughputMetric.IOPS, 0.25, 1.5, 10, 95, 90, 0.1))
                 .hasMessage("saturation setting 'min-efficiency' must be in [0, 1], got 1.5");
-        assertThatThrownBy(() -> SaturationConfig.fromMap(Map.of("cpu-utilization-pct", "ninety")))
-                .hasMessage("saturation setting 'cpu-utilization-pct' must be a finite number, got 'ninety'");
-        assertThatThrownBy(() -> SaturationConfig.fromMap(Map.of("metric", "iops/s")))
-                .hasMessageContaining("saturation setting 'metric'").hasMessageContaining("'iops/s'");
-        assertThatThrownBy(() -> SaturationConfig.fromMap(Map.of("min-latency-growth-pct", "-1")))
+        assertThatThrownBy(() -> new SaturationConfig(ThroughputMetric.IOPS, 0.25, 0.5, -1, 95, 90, 0.1))
                 .hasMessageContaining("'min-latency-growth-pct' must be a finite number >= 0, got -1");
         assertThatThrownBy(() -> new SaturationConfig(ThroughputMetric.IOPS, 0.25, 0.5, 10, 101, 90, 0.1))
                 .hasMessageContaining("'port-utilization-pct' must be in [1, 100], got 101");

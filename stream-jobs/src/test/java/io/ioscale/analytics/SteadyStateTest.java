@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.within;
 import io.ioscale.analytics.SteadyStateWindow.Reason;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -95,7 +94,7 @@ class SteadyStateTest {
         assertThat(w.detail()).startsWith("ramp-up 15 s configured; tail 5 s configured");
 
         SteadyStateWindow auto = SteadyState.choose(rampThenSteady(), T0, T0 + 70_400,
-                SteadyStateConfig.fromMap(Map.of("ramp-up-s", "12", "tail-s", "auto")));
+                SteadyStateConfig.configured(12, SteadyStateConfig.AUTO));
         assertThat(auto.reason()).isEqualTo(Reason.CONFIGURED);
         assertThat(auto.fromIndex()).isEqualTo(12);
         assertThat(auto.toIndex()).isEqualTo(70);
@@ -143,17 +142,15 @@ class SteadyStateTest {
         List<FleetSecond> s = List.of(new FleetSecond(T0 + 1000, 1, 0, 1), new FleetSecond(T0, 1, 0, 1));
         assertThatThrownBy(() -> SteadyState.choose(s, SteadyStateConfig.defaults()))
                 .hasMessageContaining("series not strictly ascending at position 1");
-        assertThatThrownBy(() -> SteadyStateConfig.fromMap(Map.of("rampup-s", "10")))
-                .hasMessageContaining("unknown steady-state setting 'rampup-s'").hasMessageContaining("ramp-up-s");
-        assertThatThrownBy(() -> SteadyStateConfig.fromMap(Map.of("ramp-up-s", "ten")))
-                .hasMessage("steady-state setting 'ramp-up-s' must be an integer or 'auto', got 'ten'");
-        assertThatThrownBy(() -> SteadyStateConfig.fromMap(Map.of("window-s", "1")))
+        SteadyStateConfig d = SteadyStateConfig.defaults();
+        assertThatThrownBy(() -> new SteadyStateConfig(d.rampUpS(), d.tailS(), 1, d.maxCv(), d.levelTolerance(),
+                d.partialFraction(), d.minSteadyS()))
                 .hasMessage("steady-state setting 'window-s' must be in [2, 3600], got 1");
-        assertThatThrownBy(() -> SteadyStateConfig.fromMap(Map.of("tail-s", "-5")))
+        assertThatThrownBy(() -> SteadyStateConfig.configured(0, -5))
                 .hasMessageContaining("'tail-s' must be >= 0 or auto, got -5");
-        assertThatThrownBy(() -> SteadyStateConfig.fromMap(Map.of("max-cv", "NaN")))
-                .hasMessage("steady-state setting 'max-cv' must be a finite number, got 'NaN'");
+        assertThatThrownBy(() -> new SteadyStateConfig(d.rampUpS(), d.tailS(), d.windowS(), Double.NaN,
+                d.levelTolerance(), d.partialFraction(), d.minSteadyS()))
+                .hasMessage("steady-state setting 'max-cv' must be in [0, 10], got NaN");
         assertThatThrownBy(() -> new FleetSecond(T0, -1, 0, 0)).hasMessageContaining("iops must be");
-        assertThat(SteadyStateConfig.fromMap(Map.of())).isEqualTo(SteadyStateConfig.defaults());
     }
 }

@@ -1,10 +1,13 @@
 package io.ioscale.config;
 
+import static io.ioscale.testing.TestData.options;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ioscale.functions.LoadAxis;
-import io.ioscale.jobs.AnalyticsJob;
+import io.ioscale.analytics.SaturationConfig;
+import io.ioscale.analytics.SteadyStateConfig;
+import io.ioscale.analytics.ThroughputMetric;
+import io.ioscale.steps.LoadAxis;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,14 +96,58 @@ class AnalyticsOptionsTest {
         AnalyticsOptions live = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x"});
         assertThat(live.earlyFireDelay()).isEqualTo(Duration.ofMillis(200));
         assertThat(live.clickHouse().flushInterval()).isEqualTo(Duration.ofMillis(200));
-        assertThat(AnalyticsJob.Settings.of(live).earlyFireDelay()).isEqualTo(Duration.ofMillis(200));
         AnalyticsOptions tuned = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
             "--early-fire-delay", "300 ms"});
-        assertThat(AnalyticsJob.Settings.of(tuned).earlyFireDelay()).isEqualTo(Duration.ofMillis(300));
+        assertThat(tuned.earlyFireDelay()).isEqualTo(Duration.ofMillis(300));
         AnalyticsOptions replay = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
             "--early-fire-delay", "300 ms", "--replay-run", "r", "--job-name", "ioscale-replay-r"});
-        assertThat(AnalyticsJob.Settings.of(replay).earlyFireDelay()).isZero(); // a past run's wall clock means nothing
+        assertThat(replay.earlyFireDelay()).isZero(); // a past run's wall clock means nothing
         assertThatThrownBy(() -> AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
             "--early-fire-delay", "-1 s"})).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void nestedSettingsParseOverTheDefaultsAndErrorsNameTheKey() {
+        assertThat(options().steps().steadyState()).isEqualTo(SteadyStateConfig.defaults());
+        assertThat(options().steps().saturation()).isEqualTo(SaturationConfig.defaults());
+        assertThat(options("--steady-state", "ramp-up-s=12, tail-s=AUTO").steps().steadyState())
+                .isEqualTo(SteadyStateConfig.configured(12, SteadyStateConfig.AUTO));
+        SaturationConfig s = options("--saturation", "metric=MB-per-s, port-utilization-pct=99.5,cpu-utilization-pct=40")
+                .steps().saturation();
+        assertThat(s.metric()).isEqualTo(ThroughputMetric.MB_PER_S);
+        assertThat(s.portUtilizationPct()).isEqualTo(99.5);
+        assertThat(s.cpuUtilizationPct()).isEqualTo(40);
+        assertThat(s.minEfficiency()).isEqualTo(SaturationConfig.defaults().minEfficiency());
+
+        assertThatThrownBy(() -> options("--saturation", "port-utilisation-pct=95"))
+                .hasMessageContaining("unknown saturation setting 'port-utilisation-pct'")
+                .hasMessageContaining("port-utilization-pct");
+        assertThatThrownBy(() -> options("--saturation", "min-efficiency=1.5"))
+                .hasMessage("saturation setting 'min-efficiency' must be in [0, 1], got 1.5");
+        assertThatThrownBy(() -> options("--saturation", "cpu-utilization-pct=ninety"))
+                .hasMessage("saturation setting 'cpu-utilization-pct' must be a finite number, got 'ninety'");
+        assertThatThrownBy(() -> options("--saturation", "metric=iops/s"))
+                .hasMessageContaining("saturation setting 'metric'").hasMessageContaining("'iops/s'");
+        assertThatThrownBy(() -> options("--steady-state", "rampup-s=10"))
+                .hasMessageContaining("unknown steady-state setting 'rampup-s'").hasMessageContaining("ramp-up-s");
+        assertThatThrownBy(() -> options("--steady-state", "ramp-up-s=ten"))
+                .hasMessage("steady-state setting 'ramp-up-s' must be an integer or 'auto', got 'ten'");
+        assertThatThrownBy(() -> options("--steady-state", "window-s=1"))
+                .hasMessage("steady-state setting 'window-s' must be in [2, 3600], got 1");
+        assertThatThrownBy(() -> options("--steady-state", "max-cv=NaN"))
+                .hasMessage("steady-state setting 'max-cv' must be a finite number, got 'NaN'");
+    }
+
+    @Test
+    void boundsAndAllowedValuesComeFromTheOptionsTable() {
+        assertThatThrownBy(() -> options("--parallelism", "-1")).hasMessage("--parallelism must be >= 0, got -1");
+        assertThatThrownBy(() -> options("--sink-batch-rows", "0")).hasMessageContaining("--sink-batch-rows must be > 0");
+        assertThatThrownBy(() -> options("--idleness", "soon"))
+                .hasMessageContaining("--idleness must be a duration").hasMessageContaining("'soon'");
+        assertThatThrownBy(() -> options("--topic-runs", " ")).hasMessage("--topic-runs must not be empty");
+        assertThatThrownBy(() -> options("--load-axis", "iops"))
+                .hasMessage("--load-axis must be one of " + String.join(", ", LoadAxis.keys()) + ", got 'iops'");
+        assertThat(options("--load-axis", " Queue-Depth").steps().loadAxis()).isEqualTo(LoadAxis.QUEUE_DEPTH);
+        assertThat(options("--starting-offsets", "EARLIEST").startFromEarliest()).isTrue();
     }
 }

@@ -3,7 +3,7 @@ package io.ioscale.jobs;
 import io.ioscale.avro.AvroRecords;
 import io.ioscale.avro.ConfluentAvroDecoder;
 import io.ioscale.avro.ReaderSchemas;
-import io.ioscale.functions.StepAnalysisSettings;
+import io.ioscale.config.AnalyticsOptions;
 import io.ioscale.records.Decoded;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.ResultRow;
@@ -12,7 +12,6 @@ import io.ioscale.testing.Collected;
 import io.ioscale.testing.TestData;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -98,17 +97,17 @@ public final class AnalyticsJobBench {
                 new DataGeneratorSource<>(new SampleGenerator(sources, buckets, decode), samples, AnalyticsJob.IO_TYPE),
                 Collected.source(AnalyticsJob.RUN_TYPE, runEvents(samples, sources)),
                 Collected.source(AnalyticsJob.CPU_TYPE, List.of(Decoded.of(TestData.cpu("bench", 0, 0, "h0", "HOST", 10, 1)))),
-                Collected.source(AnalyticsJob.PORT_TYPE, List.of(Decoded.of(TestData.port("bench", 0, 0, "h0", "p", "NIC", 0, 1, 1)))));
+                Collected.source(AnalyticsJob.PORT_TYPE, List.of(Decoded.of(TestData.port("bench", 0, 0, "h0", "p", "NIC", 0, 1, 1)))),
+                1, false);
         AnalyticsJob.Sinks out = new AnalyticsJob.Sinks(new CountingRowSinks(), new CountingSink<>("alerts(kafka)"),
                 new CountingSink<>("dead_letters(kafka)"));
-        AnalyticsJob.Settings settings = new AnalyticsJob.Settings(Duration.ofSeconds(2), Duration.ZERO,
-                Duration.ofSeconds(30), false, StepAnalysisSettings.defaults(), 1,
-                AnalyticsJob.Settings.DEFAULT_MAX_AHEAD, Duration.ofMillis(earlyFireMs));
+        AnalyticsOptions options = TestData.options("--out-of-orderness", "2 s", "--idleness", "0 ms",
+                "--allowed-lateness", "30 s", "--slo", "none", "--early-fire-delay", earlyFireMs + " ms");
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
-        JobExecutionResult result = new AnalyticsJob(in, out, settings).execute(env);
+        JobExecutionResult result = new AnalyticsJob(in, out, options).execute(env);
         long end = System.nanoTime();
         double wallS = (end - t0) / 1e9;
         double runS = (end - FIRST_NS.get()) / 1e9;

@@ -3,31 +3,27 @@ package io.ioscale.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.ioscale.functions.CountTooLate;
-import io.ioscale.functions.SplitDeadLetters;
-import io.ioscale.functions.StepAnalysisSettings;
-import io.ioscale.analytics.SaturationConfig;
-import io.ioscale.analytics.SloEvaluator;
-import io.ioscale.analytics.SteadyStateConfig;
-import io.ioscale.functions.LoadAxis;
+import io.ioscale.config.AnalyticsOptions;
 import io.ioscale.histogram.LatencyHistogram;
-import io.ioscale.records.Alert;
-import io.ioscale.records.CpuRollup;
+import io.ioscale.records.AlertRow;
+import io.ioscale.records.CpuRollupRow;
 import io.ioscale.records.CpuSample;
 import io.ioscale.records.DeadLetter;
 import io.ioscale.records.DeadLetterRow;
 import io.ioscale.records.Decoded;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.IoStats;
 import io.ioscale.records.LatencyQuantiles;
-import io.ioscale.records.PortRollup;
+import io.ioscale.records.PortRollupRow;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
+import io.ioscale.rollups.CountTooLate;
+import io.ioscale.sources.SplitDeadLetters;
 import io.ioscale.testing.Collected;
 import io.ioscale.testing.TestData;
 import java.time.Duration;
@@ -125,7 +121,7 @@ class AnalyticsJobITCase {
             }
         }
 
-        JobExecutionResult result = run(input, List.of(), List.of(), List.of(), settings(StepAnalysisSettings.defaults()));
+        JobExecutionResult result = run(input, List.of(), List.of(), List.of(), options("--slo", "none"));
 
         assertThat(result.<Long>getAccumulatorResult(CountTooLate.accumulatorName("io_samples"))).isEqualTo(1L);
         assertThat(result.<Long>getAccumulatorResult(CountTooLate.accumulatorName("io_fleet"))).isEqualTo(1L);
@@ -146,7 +142,7 @@ class AnalyticsJobITCase {
         }
 
         // The late sample re-fired its 1 s window: two rows, the second (larger version) holds the merge.
-        List<IoRollup> refired = Collected.of(IoRollup.class).stream()
+        List<IoRollupRow> refired = Collected.of(IoRollupRow.class).stream()
                 .filter(r -> r.grain == Grain.S1 && r.windowStartMs == 1_000 && r.vm.equals("vm1")
                         && r.direction.equals("READ"))
                 .toList();
@@ -171,13 +167,13 @@ class AnalyticsJobITCase {
             return Math.floorDiv(s.tsMs, grain.windowMs()) * grain.windowMs() + "/" + s.host + "/" + s.vm + "/"
                     + s.target + "/" + s.direction;
         }));
-        Map<String, IoRollup> got = latest(
-                Collected.of(IoRollup.class).stream().filter(r -> r.grain == grain).toList(),
+        Map<String, IoRollupRow> got = latest(
+                Collected.of(IoRollupRow.class).stream().filter(r -> r.grain == grain).toList(),
                 r -> r.windowStartMs + "/" + r.host + "/" + r.vm + "/" + r.target + "/" + r.direction,
-                IoRollup::version);
+                IoRollupRow::version);
         assertThat(got.keySet()).as("%s windows", grain).isEqualTo(expected.keySet());
         for (Map.Entry<String, List<Raw>> e : expected.entrySet()) {
-            IoRollup row = got.get(e.getKey());
+            IoRollupRow row = got.get(e.getKey());
             assertThat(row.table()).isEqualTo("io_samples_" + grain.suffix());
             assertThat(row.windowEndMs - row.windowStartMs).isEqualTo(grain.windowMs());
             checkStats(grain + " " + e.getKey(), row.stats, e.getValue(), grain.windowMs());
@@ -187,12 +183,12 @@ class AnalyticsJobITCase {
     private static void checkFleetRollups(Grain grain, List<Raw> raws) {
         Map<Long, List<Raw>> expected = raws.stream().collect(Collectors.groupingBy(
                 r -> Math.floorDiv(r.sample.tsMs, grain.windowMs()) * grain.windowMs()));
-        Map<String, FleetRollup> got = latest(
-                Collected.of(FleetRollup.class).stream().filter(r -> r.grain == grain).toList(),
-                r -> Long.toString(r.windowStartMs), FleetRollup::version);
+        Map<String, FleetRollupRow> got = latest(
+                Collected.of(FleetRollupRow.class).stream().filter(r -> r.grain == grain).toList(),
+                r -> Long.toString(r.windowStartMs), FleetRollupRow::version);
         assertThat(got).hasSize(expected.size());
         for (Map.Entry<Long, List<Raw>> e : expected.entrySet()) {
-            FleetRollup row = got.get(Long.toString(e.getKey()));
+            FleetRollupRow row = got.get(Long.toString(e.getKey()));
             List<Raw> in = e.getValue();
             checkStats("fleet " + grain + " " + e.getKey(), row.stats, in, grain.windowMs());
             // The fleet histogram is the histogram of every I/O of the window, exactly.
@@ -300,10 +296,8 @@ class AnalyticsJobITCase {
         }
         runs.add(Decoded.of(TestData.runEvent(RunEvent.RUN_ENDED, RUN, 3 * stepMs, -1)));
 
-        StepAnalysisSettings steps = new StepAnalysisSettings(SteadyStateConfig.configured(rampS, 0),
-                SaturationConfig.defaults(), SloEvaluator.parse("p50 < 150 us"), LoadAxis.VM_COUNT,
-                LATENESS.toMillis(), 3_600_000L, 5);
-        run(io, runs, cpu, port, settings(steps));
+        run(io, runs, cpu, port, options("--steady-state", "ramp-up-s=" + rampS + ",tail-s=0", "--slo", "p50 < 150 us",
+                "--load-axis", "vm-count", "--step-retention", "1 h"));
         // Live verdicts judge complete seconds only (StepAnalyzer: a timer per second), so the port evidence of
         // step 2 is always there, however far the I/O stream runs ahead of the port stream.
 
@@ -346,27 +340,27 @@ class AnalyticsJobITCase {
         assertThat(s2.saturationBottleneck).isEqualTo("PORT");
         assertThat(s2.portMaxUtilizationPct).isGreaterThan(95);
 
-        List<Alert> alerts = Collected.of(Alert.class);
+        List<AlertRow> alerts = Collected.of(AlertRow.class);
         assertThat(alerts).anySatisfy(a -> {
-            assertThat(a.kind).isEqualTo(Alert.SATURATION);
-            assertThat(a.phase).isEqualTo(Alert.FINAL);
+            assertThat(a.kind).isEqualTo(AlertRow.SATURATION);
+            assertThat(a.phase).isEqualTo(AlertRow.FINAL);
             assertThat(a.stepIndex).isEqualTo(2);
             assertThat(a.resource).isEqualTo("port h1/fc0 RX");
             assertThat(a.evidence).contains("h1/fc0 RX");
         });
         assertThat(alerts).anySatisfy(a -> {
-            assertThat(a.kind).isEqualTo(Alert.SATURATION);
-            assertThat(a.phase).isEqualTo(Alert.LIVE);
+            assertThat(a.kind).isEqualTo(AlertRow.SATURATION);
+            assertThat(a.phase).isEqualTo(AlertRow.LIVE);
             assertThat(a.stepIndex).isEqualTo(2);
             assertThat(a.eventTsMs).isLessThan(3 * stepMs); // raised before the step ended
         });
         // The median of step 2 (~160 us) breaches 50 % < 150 us; steps 0 and 1 (100, 110 us) meet it.
-        assertThat(alerts).filteredOn(a -> a.kind.equals(Alert.SLO_BREACH)).isNotEmpty().allSatisfy(a -> {
+        assertThat(alerts).filteredOn(a -> a.kind.equals(AlertRow.SLO_BREACH)).isNotEmpty().allSatisfy(a -> {
             assertThat(a.stepIndex).isEqualTo(2);
             assertThat(a.resource).isEqualTo("latency p50 < 150 us");
             assertThat(a.value).isGreaterThan(150_000);
         });
-        assertThat(alerts).filteredOn(a -> a.kind.equals(Alert.SATURATION))
+        assertThat(alerts).filteredOn(a -> a.kind.equals(AlertRow.SATURATION))
                 .allSatisfy(a -> assertThat(a.stepIndex).isEqualTo(2));
 
         List<UslFitRow> usl = Collected.of(UslFitRow.class);
@@ -377,14 +371,14 @@ class AnalyticsJobITCase {
 
         // CPU and port rollups ride along, at every grain: each step is 20 s (steps start on 10 s boundaries),
         // one sample per second, so per step 20 rows of 1 s, 2 of 10 s and 1 of 1 min.
-        Map<String, CpuRollup> cpuRows = latest(Collected.of(CpuRollup.class).stream()
+        Map<String, CpuRollupRow> cpuRows = latest(Collected.of(CpuRollupRow.class).stream()
                         .filter(c -> c.scope.equals("HYPERVISOR")).toList(),
-                c -> c.table() + "/" + c.stepIndex + "/" + c.windowStartMs, CpuRollup::version);
+                c -> c.table() + "/" + c.stepIndex + "/" + c.windowStartMs, CpuRollupRow::version);
         for (Grain grain : Grain.values()) {
             long perStep = Math.min(stepMs, grain.windowMs()) / 1000;
             for (int step = 0; step < 3; step++) {
                 int s = step;
-                List<CpuRollup> inStep = cpuRows.values().stream()
+                List<CpuRollupRow> inStep = cpuRows.values().stream()
                         .filter(c -> c.grain == grain && c.stepIndex == s).toList();
                 assertThat(inStep).as("cpu %s step %d", grain, step).hasSize((int) (stepMs / 1000 / perStep));
                 assertThat(inStep).allSatisfy(c -> {
@@ -398,8 +392,8 @@ class AnalyticsJobITCase {
         }
         // Declared 800 MB/s, or (if a port sample beats RUN_STARTED to the join) 8.5 Gbps = 8GFC = 800 MB/s.
         // Rates divide by the window: the 1 min window holds 20 s of a step, so a third of its rate.
-        Map<String, PortRollup> portRows = latest(Collected.of(PortRollup.class),
-                p -> p.table() + "/" + p.stepIndex + "/" + p.windowStartMs, PortRollup::version);
+        Map<String, PortRollupRow> portRows = latest(Collected.of(PortRollupRow.class),
+                p -> p.table() + "/" + p.stepIndex + "/" + p.windowStartMs, PortRollupRow::version);
         for (Grain grain : Grain.values()) {
             long perStep = Math.min(stepMs, grain.windowMs()) / 1000;
             assertThat(portRows.values().stream().filter(p -> p.grain == grain).count()).as("port %s", grain)
@@ -415,13 +409,17 @@ class AnalyticsJobITCase {
 
     // ------------------------------------------------------------------------------------------- harness
 
-    private static AnalyticsJob.Settings settings(StepAnalysisSettings steps) {
-        return new AnalyticsJob.Settings(Duration.ZERO, Duration.ZERO, LATENESS, true, steps);
+    /** The job's options for these tests: event time without delay or idleness, no early firing. */
+    private static AnalyticsOptions options(String... args) {
+        List<String> all = new ArrayList<>(List.of("--out-of-orderness", "0 ms", "--idleness", "0 ms",
+                "--allowed-lateness", LATENESS.toMillis() + " ms", "--early-fire-delay", "0 ms"));
+        all.addAll(List.of(args));
+        return TestData.options(all.toArray(String[]::new));
     }
 
     private static JobExecutionResult run(List<Decoded<IoSample>> io, List<Decoded<RunEvent>> runs,
                                           List<Decoded<CpuSample>> cpu, List<Decoded<PortSample>> port,
-                                          AnalyticsJob.Settings settings) throws Exception {
+                                          AnalyticsOptions options) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         // A bounded source needs at least one element: fill empty inputs with a record of an unrelated run.
@@ -436,7 +434,7 @@ class AnalyticsJobITCase {
         }
         AnalyticsJob.Sources sources = new AnalyticsJob.Sources(
                 Collected.source(AnalyticsJob.IO_TYPE, io), Collected.source(AnalyticsJob.RUN_TYPE, runs),
-                Collected.source(AnalyticsJob.CPU_TYPE, cpu), Collected.source(AnalyticsJob.PORT_TYPE, port));
-        return new AnalyticsJob(sources, Collected.sinks(), settings).execute(env);
+                Collected.source(AnalyticsJob.CPU_TYPE, cpu), Collected.source(AnalyticsJob.PORT_TYPE, port), 0, true);
+        return new AnalyticsJob(sources, Collected.sinks(), options).execute(env);
     }
 }

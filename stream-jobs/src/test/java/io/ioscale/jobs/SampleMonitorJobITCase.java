@@ -2,7 +2,7 @@ package io.ioscale.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ioscale.records.SchemaWindowCount;
+import io.ioscale.monitor.SchemaWindowCount;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

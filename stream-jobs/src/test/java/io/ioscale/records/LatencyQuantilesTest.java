@@ -2,10 +2,10 @@ package io.ioscale.records;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ioscale.functions.BucketCounts;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
+import io.ioscale.rollups.BucketCounts;
 import io.ioscale.testing.TestData;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,10 +2,9 @@ package io.ioscale.rollups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ioscale.functions.IoKeys;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.IoSample;
 import io.ioscale.rollups.GrainRollupOperatorTest.Rec;
 import io.ioscale.rollups.GrainRollupOperatorTest.Row;
@@ -242,10 +241,10 @@ class EarlyFiringTest {
         OutputTag<IoSample> late = new OutputTag<>("late", TypeInformation.of(IoSample.class));
         try (var source = new KeyedOneInputStreamOperatorTestHarness<>(
                 new IoSourceRollupOperator(Grain.values(), 5_000, late).earlyFiring(early(true)),
-                new IoKeys.BySource(), TypeInformation.of(new TypeHint<>() {}));
+                new IoSourceRollup.Key(), TypeInformation.of(new TypeHint<>() {}));
              var fleet = new KeyedOneInputStreamOperatorTestHarness<>(
                      new GrainRollupOperator<>(new IoFleetRollup(), Grain.values(), 5_000, null).earlyFiring(early(false)),
-                     new IoKeys.ByStep(), TypeInformation.of(new TypeHint<Tuple2<String, Integer>>() {}))) {
+                     new IoFleetRollup.Key(), TypeInformation.of(new TypeHint<Tuple2<String, Integer>>() {}))) {
             source.setProcessingTime(0);
             fleet.setProcessingTime(0);
             source.open();
@@ -266,12 +265,12 @@ class EarlyFiringTest {
                 }
                 fleet.setProcessingTime(now);
             }
-            List<IoRollup> sourceRows = source.extractOutputValues();
+            List<IoRollupRow> sourceRows = source.extractOutputValues();
             assertThat(sourceRows).hasSize(3).allSatisfy(row -> {
                 assertThat(row.provisional).isTrue();
                 assertThat(row.grain).isEqualTo(Grain.S1);
             });
-            List<FleetRollup> fleetRows = new ArrayList<>(fleet.extractOutputValues());
+            List<FleetRollupRow> fleetRows = new ArrayList<>(fleet.extractOutputValues());
             assertThat(fleetRows).singleElement().satisfies(row -> {
                 assertThat(row.provisional).isTrue();
                 assertThat(row.stats.samples).isEqualTo(3);

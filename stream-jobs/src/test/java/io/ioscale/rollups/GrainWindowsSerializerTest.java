@@ -4,10 +4,8 @@ import static io.ioscale.testing.Serialization.roundTrip;
 import static io.ioscale.testing.Serialization.snapshotRestoresAnEqualSerializer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ioscale.functions.IoAccumulator;
 import io.ioscale.records.IoSample;
 import io.ioscale.testing.TestData;
-import io.ioscale.types.IoAccumulatorSerializer;
 import org.junit.jupiter.api.Test;
 
 /** The per-key state of the multi-grain operator: round trip, copy (the heap backend's copy-on-write). */

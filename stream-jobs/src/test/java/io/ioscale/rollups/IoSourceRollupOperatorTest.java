@@ -2,14 +2,12 @@ package io.ioscale.rollups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ioscale.functions.IoAccumulator;
-import io.ioscale.functions.IoAccumulator.SourceId;
-import io.ioscale.functions.IoKeys;
 import io.ioscale.histogram.LatencyHistogram;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
+import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.IoSample;
+import io.ioscale.rollups.IoAccumulator.SourceId;
 import io.ioscale.testing.TestData;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,16 +31,16 @@ class IoSourceRollupOperatorTest {
     private static final OutputTag<IoSample> LATE = new OutputTag<>("late", TypeInformation.of(IoSample.class));
 
     private static KeyedOneInputStreamOperatorTestHarness<Tuple6<String, Integer, String, String, String, String>,
-            IoSample, IoRollup> harness() throws Exception {
+            IoSample, IoRollupRow> harness() throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(new IoSourceRollupOperator(Grain.values(), 5_000, LATE),
-                new IoKeys.BySource(), TypeInformation.of(new TypeHint<>() {}));
+                new IoSourceRollup.Key(), TypeInformation.of(new TypeHint<>() {}));
     }
 
     private static IoSample sample(long ts, String vm, String direction, long seed) {
         return TestData.io("run", 0, ts, "h", vm, "t", direction, TestData.latencies(seed, 300, 100_000), 4096, 2.0);
     }
 
-    private static List<FleetPartial> partials(KeyedOneInputStreamOperatorTestHarness<?, IoSample, IoRollup> h) {
+    private static List<FleetPartial> partials(KeyedOneInputStreamOperatorTestHarness<?, IoSample, IoRollupRow> h) {
         var out = h.getSideOutput(IoSourceRollupOperator.FLEET_PARTIALS);
         return out == null ? List.of() : out.stream().map(StreamRecord::getValue).toList();
     }
@@ -99,11 +97,11 @@ class IoSourceRollupOperatorTest {
             h.processWatermark(10_999); // [0, 10 s) fired: its accumulator is packed and kept 5 s for late data
             h.processElement(late, late.tsMs); // too late for its second, in time for 10 s and the minute
             h.processWatermark(Long.MAX_VALUE);
-            List<IoRollup> rows = h.extractOutputValues();
+            List<IoRollupRow> rows = h.extractOutputValues();
             IoAccumulator first10 = new IoAccumulator();
             in.stream().filter(s -> s.tsMs < 10_000).forEach(first10::add);
             first10.add(late);
-            List<IoRollup> tenS = rows.stream().filter(r -> r.grain == Grain.S10 && r.windowStartMs == 0).toList();
+            List<IoRollupRow> tenS = rows.stream().filter(r -> r.grain == Grain.S10 && r.windowStartMs == 0).toList();
             assertThat(tenS).hasSize(2); // fired, then again with the late sample
             assertThat(tenS.get(1).stats.samples).isEqualTo(11);
             assertThat(tenS.get(1).stats.buckets()).isEqualTo(first10.histogram().toSparse());
@@ -139,15 +137,15 @@ class IoSourceRollupOperatorTest {
             parts.addAll(partials(h));
         }
         try (var fleet = new KeyedOneInputStreamOperatorTestHarness<>(
-                new GrainRollupOperator<>(new IoFleetRollup(), Grain.values(), 5_000, null), new IoKeys.ByStep(),
+                new GrainRollupOperator<>(new IoFleetRollup(), Grain.values(), 5_000, null), new IoFleetRollup.Key(),
                 TypeInformation.of(new TypeHint<Tuple2<String, Integer>>() {}))) {
             fleet.open();
             for (FleetPartial p : parts) {
                 fleet.processElement(p, p.secondStartMs);
             }
             fleet.processWatermark(Long.MAX_VALUE);
-            List<FleetRollup> rows = fleet.extractOutputValues();
-            FleetRollup tenS = rows.stream().filter(r -> r.grain == Grain.S10 && r.windowStartMs == 0).findFirst()
+            List<FleetRollupRow> rows = fleet.extractOutputValues();
+            FleetRollupRow tenS = rows.stream().filter(r -> r.grain == Grain.S10 && r.windowStartMs == 0).findFirst()
                     .orElseThrow();
             IoAccumulator all = IoAccumulator.forFleet();
             in.stream().filter(s -> s.tsMs < 10_000).forEach(all::add);

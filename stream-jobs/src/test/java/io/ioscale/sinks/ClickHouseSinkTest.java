@@ -3,8 +3,9 @@ package io.ioscale.sinks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ioscale.records.Alert;
+import io.ioscale.records.AlertRow;
 import io.ioscale.records.ResultRow;
+import io.ioscale.records.RowFormat;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -185,7 +186,7 @@ class ClickHouseSinkTest {
         FakeInserter down = new FakeInserter();
         down.failures = Integer.MAX_VALUE;
         ClickHouseSink.Writer<ResultRow> w2 = writer(down, config(1000, 1), new TestProcessingTimeService());
-        w2.write(new Alert(), null);
+        w2.write(new AlertRow(), null);
         assertThatThrownBy(() -> w2.flush(false)).isInstanceOf(IOException.class)
                 .hasMessageContaining("giving up on 1 rows for alerts after 1 attempts");
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ioscale.records.Alert;
+import io.ioscale.records.AlertRow;
 import io.ioscale.records.DeadLetter;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,10 +37,10 @@ class KafkaSerializersTest {
 
     @Test
     void alertsAreOneJsonObjectKeyedByTheirId() throws Exception {
-        Alert a = new Alert();
-        a.alertId = Alert.id("run-1", 3, Alert.SATURATION, Alert.FINAL, "port h1/fc0 RX");
-        a.kind = Alert.SATURATION;
-        a.phase = Alert.FINAL;
+        AlertRow a = new AlertRow();
+        a.alertId = AlertRow.id("run-1", 3, AlertRow.SATURATION, AlertRow.FINAL, "port h1/fc0 RX");
+        a.kind = AlertRow.SATURATION;
+        a.phase = AlertRow.FINAL;
         a.runId = "run-1";
         a.stepIndex = 3;
         a.resource = "port h1/fc0 RX";

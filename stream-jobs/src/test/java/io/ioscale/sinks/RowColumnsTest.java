@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ioscale.records.Alert;
-import io.ioscale.records.CpuRollup;
+import io.ioscale.records.AlertRow;
+import io.ioscale.records.CpuRollupRow;
 import io.ioscale.records.DeadLetter;
 import io.ioscale.records.DeadLetterRow;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
-import io.ioscale.records.IoRollup;
-import io.ioscale.records.PortRollup;
+import io.ioscale.records.IoRollupRow;
+import io.ioscale.records.PortRollupRow;
 import io.ioscale.records.ResultRow;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
@@ -44,22 +44,22 @@ class RowColumnsTest {
     static Stream<ResultRow> rows() {
         List<ResultRow> rows = new ArrayList<>();
         for (Grain g : Grain.values()) {
-            IoRollup io = new IoRollup();
+            IoRollupRow io = new IoRollupRow();
             io.grain = g;
             rows.add(io);
-            FleetRollup fleet = new FleetRollup();
+            FleetRollupRow fleet = new FleetRollupRow();
             fleet.grain = g;
             rows.add(fleet);
-            CpuRollup cpu = new CpuRollup();
+            CpuRollupRow cpu = new CpuRollupRow();
             cpu.grain = g;
             rows.add(cpu);
-            PortRollup port = new PortRollup();
+            PortRollupRow port = new PortRollupRow();
             port.grain = g;
             rows.add(port);
         }
         rows.add(new StepRow());
         rows.add(new UslFitRow());
-        rows.add(new Alert());
+        rows.add(new AlertRow());
         rows.add(DeadLetterRow.of(DeadLetter.of("t", 0, 0, 0, 1, "r", null, new byte[] {1})));
         return rows.stream();
     }

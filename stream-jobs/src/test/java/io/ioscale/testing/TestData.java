@@ -1,9 +1,10 @@
 package io.ioscale.testing;
 
+import io.ioscale.config.AnalyticsOptions;
 import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.CpuSample;
-import io.ioscale.records.FleetRollup;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.Grain;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.IoStats;
@@ -18,6 +19,13 @@ import java.util.SplittableRandom;
 public final class TestData {
     private TestData() {}
 
+    /** The analytics job's options from these arguments, with a ClickHouse password (the one argument it needs). */
+    public static AnalyticsOptions options(String... args) {
+        String[] all = Arrays.copyOf(new String[] {"--clickhouse-password", "test"}, 2 + args.length);
+        System.arraycopy(args, 0, all, 2, args.length);
+        return AnalyticsOptions.fromArgs(all);
+    }
+
     /** Lognormal-ish latencies around {@code medianNs}, with a rare slow tail, deterministic per seed. */
     public static long[] latencies(long seed, int n, long medianNs) {
         SplittableRandom r = new SplittableRandom(seed);
@@ -31,6 +39,13 @@ public final class TestData {
             out[i] = Math.max(1, Math.round(v));
         }
         return out;
+    }
+
+    /** A sample with every field the job's serializers write set (run 3 of "run", h1/vm7/sdb, WRITE). */
+    public static IoSample serializedSample() {
+        IoSample s = io("run", 3, 12_000, "h1", "vm7", "sdb", "WRITE", latencies(1, 500, 90_000), 8192, 3.5);
+        s.errors = 2;
+        return s;
     }
 
     /** An IoSample whose ops, latency statistics and sparse histogram all come from {@code latenciesNs}. */
@@ -154,9 +169,9 @@ public final class TestData {
     }
 
     /** A 1 s fleet row (as the fleet window emits it) built from raw latencies. */
-    public static FleetRollup fleetSecond(String runId, int step, long tsMs, long[] latenciesNs, int blockBytes,
+    public static FleetRollupRow fleetSecond(String runId, int step, long tsMs, long[] latenciesNs, int blockBytes,
                                           double outstanding) {
-        FleetRollup r = new FleetRollup();
+        FleetRollupRow r = new FleetRollupRow();
         r.grain = Grain.S1;
         r.windowStartMs = tsMs;
         r.windowEndMs = tsMs + 1000;

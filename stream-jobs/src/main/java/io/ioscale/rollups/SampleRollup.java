@@ -1,0 +1,41 @@
+package io.ioscale.rollups;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/**
+ * What the rollups of samples whose accumulator adds a sample and merges its own kind share (CPU and port
+ * samples): adding, merging and the accumulator's type (a Flink POJO). A subclass says the sample's event time,
+ * creates the accumulator and makes the row.
+ */
+abstract class SampleRollup<K, IN, ACC extends SampleRollup.Accumulator<IN, ACC>, OUT>
+        implements GrainRollup<K, IN, ACC, OUT> {
+    private static final long serialVersionUID = 1L;
+
+    /** Window state that takes a sample, and another window's state, in place. */
+    interface Accumulator<IN, SELF> {
+        void add(IN sample);
+
+        SELF merge(SELF other);
+    }
+
+    private final Class<ACC> accumulatorClass;
+
+    SampleRollup(Class<ACC> accumulatorClass) {
+        this.accumulatorClass = accumulatorClass;
+    }
+
+    @Override
+    public void add(ACC acc, IN sample) {
+        acc.add(sample);
+    }
+
+    @Override
+    public void merge(ACC into, ACC from) {
+        into.merge(from);
+    }
+
+    @Override
+    public TypeInformation<ACC> accumulatorType() {
+        return TypeInformation.of(accumulatorClass);
+    }
+}

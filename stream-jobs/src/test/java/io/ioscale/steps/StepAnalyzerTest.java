@@ -1,0 +1,290 @@
+package io.ioscale.steps;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.ioscale.analytics.SaturationConfig;
+import io.ioscale.analytics.SloEvaluator;
+import io.ioscale.analytics.SteadyStateConfig;
+import io.ioscale.records.AlertRow;
+import io.ioscale.records.PortSample;
+import io.ioscale.records.RunEvent;
+import io.ioscale.records.StepRow;
+import io.ioscale.records.UslFitRow;
+import io.ioscale.testing.TestData;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** StepAnalyzer's timers and state, driven record by record and watermark by watermark. */
+class StepAnalyzerTest {
+    private static final String RUN = "r";
+    private static final long STEP_MS = 30_000;
+
+    private KeyedTwoInputStreamOperatorTestHarness<String, RunEvent, StepInput, StepRow> h;
+    /** The fleet stream's watermark that fleet rows carry: by default the operator's, i.e. no input lags. */
+    private long fleetWatermark = Long.MIN_VALUE;
+    private boolean fleetLags;
+
+    @BeforeEach
+    void open() throws Exception {
+        StepAnalysisConfig settings = new StepAnalysisConfig(SteadyStateConfig.configured(2, 0),
+                SaturationConfig.defaults(), SloEvaluator.parse("p99 < 5 ms"), LoadAxis.VM_COUNT, 5_000,
+                3_600_000L, 5);
+        h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new StepAnalyzer(settings)),
+                e -> e.runId, StepInput::runId, Types.STRING);
+        h.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        h.close();
+    }
+
+    private void step(int index, int vms) throws Exception {
+        RunEvent s = TestData.runEvent(RunEvent.STEP_STARTED, RUN, index * STEP_MS, index);
+        s.load = TestData.load(vms, 4);
+        h.processElement1(new StreamRecord<>(s, s.tsMs));
+    }
+
+    private void endStep(int index) throws Exception {
+        RunEvent e = TestData.runEvent(RunEvent.STEP_ENDED, RUN, (index + 1) * STEP_MS, index);
+        h.processElement1(new StreamRecord<>(e, e.tsMs));
+    }
+
+    /** Second {@code sec} of step {@code index}: {@code n} I/Os (latencies around medianNs) = the IOPS. */
+    private void second(int index, int sec, int n, long medianNs) throws Exception {
+        long ts = index * STEP_MS + sec * 1000L;
+        long[] lat = TestData.latencies(index * 1000L + sec, n, medianNs);
+        h.processElement2(new StreamRecord<>(StepInput.of(TestData.fleetSecond(RUN, index, ts, lat, 4096, 4.0),
+                fleetWatermark), ts + 999));
+    }
+
+    private void watermark(long ts) throws Exception {
+        h.processBothWatermarks(new Watermark(ts));
+        if (!fleetLags) {
+            fleetWatermark = ts;
+        }
+    }
+
+    private List<StepRow> rows() {
+        return h.extractOutputValues();
+    }
+
+    private ConcurrentLinkedQueue<StreamRecord<AlertRow>> alerts() {
+        ConcurrentLinkedQueue<StreamRecord<AlertRow>> a = h.getSideOutput(StepAnalyzer.ALERTS);
+        return a == null ? new ConcurrentLinkedQueue<>() : a;
+    }
+
+    @Test
+    void emitsTheStepRowWhenTheWatermarkPassesTheStepEndNotBefore() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, sec < 2 ? 100 : 1000, 200_000);
+        }
+        endStep(0);
+        watermark(STEP_MS - 1);
+        assertThat(rows()).isEmpty();
+        watermark(STEP_MS);
+        assertThat(rows()).singleElement().satisfies(r -> {
+            assertThat(r.stepIndex).isZero();
+            assertThat(r.steadySeconds).isEqualTo(28);
+            assertThat(r.steadyStartMs).isEqualTo(2_000);
+            assertThat(r.iops).isCloseTo(1000, within(1e-9));
+            assertThat(r.stepSamples).isEqualTo(30);
+            assertThat(r.saturationStatus).isEqualTo("UNDETERMINED"); // first step
+        });
+        ConcurrentLinkedQueue<StreamRecord<UslFitRow>> usl = h.getSideOutput(StepAnalyzer.USL_FITS);
+        assertThat(usl).singleElement().satisfies(u -> assertThat(u.getValue().fitted).isFalse());
+    }
+
+    @Test
+    void theSteadyStateStaysInsideTheMeasuredWindowStepEndedDeclares() throws Exception {
+        // A warm-up at full IOPS but 50x the latency (as fio's ramp_time or DISKSPD's -W may be): IOPS alone
+        // show no ramp, the declared window [5 s, 30 s) excludes it (the 2 s configured ramp-up counts from there).
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, sec < 5 ? 10_000_000 : 200_000);
+        }
+        RunEvent e = TestData.runEvent(RunEvent.STEP_ENDED, RUN, STEP_MS, 0);
+        e.startMs = 5_000L;
+        e.endMs = STEP_MS;
+        h.processElement1(new StreamRecord<>(e, e.tsMs));
+        watermark(STEP_MS);
+        assertThat(rows()).singleElement().satisfies(r -> {
+            assertThat(r.steadyStartMs).isEqualTo(7_000);
+            assertThat(r.steadySeconds).isEqualTo(23);
+            assertThat(r.stepStartMs).isZero();               // the step itself still starts at STEP_STARTED
+            assertThat(r.stepSamples).isEqualTo(30);
+            assertThat(r.latencyMeanNs).isLessThan(1_000_000); // none of the warm-up's 10 ms I/Os
+        });
+    }
+
+    @Test
+    void raisesLiveSaturationSecondsIntoTheSteadyStateAndTheFinalOneAtTheEnd() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        step(1, 2); // double the VMs: +3 % IOPS, latency x2
+        for (int sec = 0; sec < 14; sec++) {
+            second(1, sec, 1030, 400_000);
+        }
+        watermark(STEP_MS + 14_000);
+        assertThat(alerts()).isEmpty(); // 12 steady seconds: not yet evaluated (every 5 s from min-steady-s)
+        second(1, 14, 1030, 400_000);
+        assertThat(alerts()).isEmpty(); // judged once complete in every input: when the watermark passes its end
+        watermark(STEP_MS + 14_999);
+        assertThat(alerts()).singleElement().satisfies(a -> {
+            AlertRow alert = a.getValue();
+            assertThat(alert.phase).isEqualTo(AlertRow.LIVE);
+            assertThat(alert.kind).isEqualTo(AlertRow.SATURATION);
+            assertThat(alert.resource).isEqualTo("device");
+            assertThat(alert.eventTsMs).isEqualTo(STEP_MS + 15_000);
+            assertThat(alert.alertId).isEqualTo("r/1/saturation/live/device");
+        });
+        for (int sec = 15; sec < 30; sec++) {
+            second(1, sec, 1030, 400_000);
+        }
+        assertThat(alerts()).hasSize(1); // raised once per step
+        endStep(1);
+        watermark(2 * STEP_MS);
+        StepRow row = rows().get(1);
+        assertThat(row.saturationStatus).isEqualTo("SATURATED");
+        assertThat(row.saturationBottleneck).isEqualTo("DEVICE_KNEE");
+        assertThat(row.throughputGainPct).isCloseTo(3, within(1e-9));
+        assertThat(row.scalingEfficiencyPct).isCloseTo(51.5, within(1e-9));
+        assertThat(alerts()).extracting(a -> a.getValue().phase).containsExactly(AlertRow.LIVE, AlertRow.FINAL);
+    }
+
+    /** Port {@code p} of host h1 carrying {@code pct} % of a 1 Gbps link (received) in second {@code sec} of a step. */
+    private void portSecond(int index, int sec, double pct) throws Exception {
+        long ts = index * STEP_MS + sec * 1000L;
+        PortSample p = TestData.port(RUN, index, ts, "h1", "p", "NIC", 1_000_000_000L, (long) (125e6 * pct / 100), 0);
+        p.capacityBytesPerS = 125e6;
+        p.capacitySource = "link_speed";
+        h.processElement2(new StreamRecord<>(StepInput.of(p), ts + 999));
+    }
+
+    /**
+     * Regression (the race AnalyticsJobITCase once lost): the fleet's rows of a second can reach the analyzer before
+     * that second's port samples, which come on another stream. The live verdict must wait until the second is
+     * complete in every input (the watermark passes its end), or it blames the device for a saturated port.
+     */
+    @Test
+    void theLiveVerdictWaitsForTheSecondsPortEvidence() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+            portSecond(0, sec, 50);
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        step(1, 2);
+        for (int sec = 0; sec < 15; sec++) { // the fleet's rows run ahead ...
+            second(1, sec, 1030, 400_000);
+        }
+        assertThat(alerts()).isEmpty();
+        for (int sec = 0; sec < 15; sec++) { // ... of the port samples, at 97 % of the wire
+            portSecond(1, sec, 97);
+        }
+        watermark(STEP_MS + 14_999);
+        assertThat(alerts()).singleElement().satisfies(a -> {
+            assertThat(a.getValue().phase).isEqualTo(AlertRow.LIVE);
+            assertThat(a.getValue().resource).isEqualTo("port h1/p RX");
+        });
+    }
+
+    @Test
+    void aLateSecondWithinTheLatenessReplacesTheRowAndLaterOnesAreIgnored() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            if (sec != 10) {
+                second(0, sec, 1000, 200_000);
+            }
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        StepRow first = rows().get(0);
+        assertThat(first.steadySeconds).isEqualTo(27);
+        second(0, 10, 1000, 200_000); // late, the step's lateness (5 s) has not passed
+        assertThat(rows()).hasSize(2);
+        StepRow second = rows().get(1);
+        assertThat(second.steadySeconds).isEqualTo(28);
+        assertThat(second.version()).isGreaterThan(first.version());
+        watermark(STEP_MS + 5_000); // the step closes: its seconds are dropped
+        second(0, 11, 5000, 200_000);
+        assertThat(rows()).hasSize(2);
+    }
+
+    @Test
+    void aStepStaysOpenWhileTheFleetStreamLagsTheOtherInputs() throws Exception {
+        // A replay after a restart: the run events and the CPU/port streams are already past step 0's end +
+        // lateness (5 s), the fleet stream is still at second 4. Its seconds 5..29 must still count.
+        step(0, 1);
+        for (int sec = 0; sec < 5; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        fleetLags = true;
+        fleetWatermark = 4_999;
+        watermark(STEP_MS + 5_000 + 3_000);
+        assertThat(rows()).singleElement().satisfies(r -> assertThat(r.stepSamples).isEqualTo(5));
+        for (int sec = 5; sec < 30; sec++) {
+            fleetWatermark = sec * 1000L - 1; // a fired row carries the watermark before the one that fired it
+            second(0, sec, 1000, 200_000);
+        }
+        StepRow last = rows().get(rows().size() - 1);
+        assertThat(last.stepSamples).isEqualTo(30);
+        assertThat(last.steadySeconds).isEqualTo(28);
+        assertThat(last.iops).isCloseTo(1000, within(1e-9));
+        // Once the fleet stream is past the step's end + lateness, the step closes: a straggler is ignored.
+        fleetWatermark = STEP_MS + 5_000 - 1;
+        step(1, 1);
+        second(1, 0, 1000, 200_000);
+        int emitted = rows().size();
+        second(0, 12, 9000, 200_000);
+        assertThat(rows()).hasSize(emitted);
+    }
+
+    @Test
+    void sloBreachesAreRaisedOnTheStepsMergedHistogram() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 4_000_000); // p99 ~ 10 ms > 5 ms
+        }
+        endStep(0);
+        watermark(STEP_MS);
+        assertThat(alerts()).extracting(a -> a.getValue().kind + "/" + a.getValue().phase)
+                .contains("slo_breach/live", "slo_breach/final");
+        AlertRow fin = alerts().stream().map(StreamRecord::getValue).filter(a -> a.phase.equals(AlertRow.FINAL))
+                .findFirst().orElseThrow();
+        assertThat(fin.resource).isEqualTo("latency p99 < 5 ms");
+        assertThat(fin.value).isGreaterThan(5e6);
+        assertThat(fin.threshold).isEqualTo(5e6);
+    }
+
+    @Test
+    void runStateIsClearedAfterTheRunEnds() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        RunEvent ended = TestData.runEvent(RunEvent.RUN_ENDED, RUN, STEP_MS, -1);
+        h.processElement1(new StreamRecord<>(ended, ended.tsMs));
+        watermark(STEP_MS);
+        assertThat(h.numKeyedStateEntries()).isPositive();
+        watermark(STEP_MS + 5_000 + StepAnalyzer.RUN_CLEANUP_DELAY_MS);
+        assertThat(h.numKeyedStateEntries()).isZero();
+    }
+}
