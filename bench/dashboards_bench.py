@@ -40,17 +40,15 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hour_run import RAMP_S, SCENARIO, STEP_S, STEPS, expected_counts, generate, hour_engine, percentile
 from ioscale.provision.superset import api_session
-from ioscale.simulator import get_scenario
-from ioscale.simulator.engine import Engine, run_id_for
+from ioscale.simulator.engine import run_id_for
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets
 from ioscale.stack.superset import RUN_LINK_SLUGS, clear_chart_data_cache
-from ioscale.wire.producer import TelemetryProducer
 from pipeline_bench import StackCpu  # bench/ is on sys.path when a bench script runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "devtools"))  # test and bench tooling, not installed
@@ -58,20 +56,11 @@ from superset_browser import browser  # noqa: E402
 
 TARGET_LOAD_S = 2.0
 TARGET_P95_MS = 300.0
-SCENARIO = "s2d-vmfleet-320"
 SEED = 43                          # not the SQL library bench's 42: its run is stamped in the past, unanalysed
-STEP_S, RAMP_S = 322, 5            # 11 x (322 + 5) s = 3597 s
-STEPS = 11
 REPO = Path(__file__).resolve().parents[1]
 
 # slug -> (filter values to select the run, charts on the dashboard)
 DASHBOARDS: dict[str, Any] = {}
-
-
-def bench_engine(start_ms: int) -> Engine:
-    scenario = get_scenario(SCENARIO)
-    one_run = replace(scenario, runs=scenario.runs[:1])   # the 4 KiB 70/30 sweep only: one run_id
-    return Engine(one_run, SEED, start_ms, step_s=STEP_S, ramp_s=RAMP_S)
 
 
 def run_state(ch: Any, run_id: str) -> dict[str, int]:
@@ -92,42 +81,17 @@ def complete_runs(ch: Any, want_io: int) -> list[str]:
     return [r for r in runs if (st := run_state(ch, r))["io_samples"] >= want_io and st["step_rows"] >= STEPS]
 
 
-def expected_io_samples(engine: Engine) -> int:
-    run = engine.scenario.runs[0]
-    intervals = engine.step_intervals + engine.ramp_intervals
-    total = 0
-    for step in run.steps:
-        for w in step.workloads:
-            directions = (w.read_pct > 0) + (w.read_pct < 100)
-            total += len(run.host.names) * max(w.vm_count, 1) * w.targets_per_vm * directions * intervals
-    return total
-
-
-def generate(settings: StackSettings, engine: Engine) -> None:
-    producer = TelemetryProducer(settings.kafka_bootstrap, settings.url("registry"))
-    t0 = time.perf_counter()
-    sent = 0
-    for batch in engine.batches():
-        for topic, record in batch.records:
-            producer.send(topic, record)
-        sent += len(batch.records)
-        if sent % 250_000 < len(batch.records):
-            print(f"  generated {sent:,} records ({sent / (time.perf_counter() - t0):,.0f}/s)", flush=True)
-    producer.flush(300)
-    print(f"  sent {sent:,} records in {time.perf_counter() - t0:.1f} s", flush=True)
-
-
 def ensure_run(settings: StackSettings, secrets: dict[str, str], timeout_s: float, resend: bool = False) -> list[str]:
     """The complete bench runs, newest first; generates one (ending now) when there is none or with ``resend``."""
     span_s = STEPS * (STEP_S + RAMP_S)
-    want_io = expected_io_samples(bench_engine(0))
+    want_io = expected_counts(hour_engine(SEED, 0))["io_samples"]
     with client(settings, secrets, "reader") as ch:
         runs = complete_runs(ch, want_io)
         if runs and not resend:
             print(f"reusing {runs[0]} ({want_io:,} I/O samples, {STEPS} analysed steps)")
             return runs
         start_ms = (int(time.time()) - span_s) * 1000
-        engine = bench_engine(start_ms)
+        engine = hour_engine(SEED, start_ms)
         run_id = run_id_for(engine.scenario.name, engine.scenario.runs[0].key, start_ms, SEED)
         print(f"generating {run_id}: {STEPS} steps x ({RAMP_S} + {STEP_S}) s ending now, {want_io:,} I/O samples")
         generate(settings, engine)
@@ -195,12 +159,6 @@ def run_filters(dash: dict[str, Any], runs: list[str]) -> dict[str, tuple[str, l
         elif col == "baseline_run_id":
             values[f["id"]] = (col, runs[:1])
     return values
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    """Nearest-rank percentile (the ceil(q x n)-th value): with 20 runs, p95 is the 19th."""
-    rank = max(1, min(len(sorted_values), -(-int(q * 1000) * len(sorted_values) // 1000)))
-    return sorted_values[rank - 1]
 
 
 def measure_loads(settings: StackSettings, secrets: dict[str, str], dashes: list[dict[str, Any]],

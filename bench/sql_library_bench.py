@@ -37,68 +37,24 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import replace
 from typing import Any
 
+from hour_run import RAMP_S, STEP_S, expected_counts, generate, hour_engine, percentile  # bench/ is on sys.path
 from ioscale.query import bind, execute, list_queries, load
-from ioscale.wire import topics
-from ioscale.wire.producer import TelemetryProducer
-from ioscale.simulator import get_scenario
-from ioscale.simulator.engine import Engine, run_id_for
+from ioscale.simulator.engine import run_id_for
 from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import StackSettings, load_secrets
 
 TARGET_P95_MS = 300.0
-SCENARIO = "s2d-vmfleet-320"
 SEED = 42
 START_MS = 1_790_100_000_000       # fixed: the same run_id every time (2026-09-22 UTC)
-STEP_S, RAMP_S = 322, 5            # 11 x (322 + 5) s = 3597 s
 LAST_STEP = 10                     # 80 VMs per node, 320 VMs
-TABLE_OF_TOPIC = {topics.IO_SAMPLES: "io_samples", topics.CPU_SAMPLES: "cpu_samples",
-                  topics.PORT_SAMPLES: "port_samples", topics.RUNS: "run_events"}
-
-
-def bench_engine() -> Engine:
-    scenario = get_scenario(SCENARIO)
-    one_run = replace(scenario, runs=scenario.runs[:1])   # the 4 KiB 70/30 sweep only: one run_id
-    return Engine(one_run, SEED, START_MS, step_s=STEP_S, ramp_s=RAMP_S)
-
-
-def expected_counts(engine: Engine) -> dict[str, int]:
-    """Rows each raw table must hold for the run: computed from the scenario, without generating it."""
-    counts = {t: 0 for t in TABLE_OF_TOPIC.values()}
-    run = engine.scenario.runs[0]
-    intervals = engine.step_intervals + engine.ramp_intervals
-    hosts = len(run.host.names)
-    counts["run_events"] = 2 + 2 * len(run.steps)
-    for step in run.steps:
-        for w in step.workloads:
-            directions = (w.read_pct > 0) + (w.read_pct < 100)
-            counts["io_samples"] += hosts * max(w.vm_count, 1) * w.targets_per_vm * directions * intervals
-            counts["cpu_samples"] += hosts * w.vm_count * intervals
-        counts["cpu_samples"] += hosts * 2 * intervals                      # HOST + ROOT_PARTITION per host
-        counts["port_samples"] += hosts * sum(len(p.port_ids()) for p in run.ports) * intervals
-    return counts
 
 
 def held(ch: Any, run_id: str) -> dict[str, int]:
     query = load("run_ingest_status")
     result = execute(query, bind(query, {"run_id": run_id}), ch)
     return {row[0]: int(row[1]) for row in result.rows}
-
-
-def generate(settings: StackSettings, engine: Engine) -> None:
-    producer = TelemetryProducer(settings.kafka_bootstrap, settings.url("registry"))
-    t0 = time.perf_counter()
-    sent = 0
-    for batch in engine.batches():
-        for topic, record in batch.records:
-            producer.send(topic, record)
-        sent += len(batch.records)
-        if sent % 200_000 < len(batch.records):
-            print(f"  generated {sent:,} records ({sent / (time.perf_counter() - t0):,.0f}/s)", flush=True)
-    producer.flush(300)
-    print(f"  sent {sent:,} records in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def wait_for(ch: Any, run_id: str, expected: dict[str, int], timeout_s: float) -> float:
@@ -160,12 +116,6 @@ def wait_for_windows(ch: Any, run_id: str, timeout_s: float) -> None:
               "the rest from io_samples (see system.view_refreshes for the view's last error)")
     else:
         print(f"  step_windows holds all {total:,} rows ({time.perf_counter() - t0:.1f} s)")
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    """Nearest-rank percentile (the ceil(q x n)-th value): with 20 runs, p95 is the 19th."""
-    rank = max(1, min(len(sorted_values), -(-int(q * 1000) * len(sorted_values) // 1000)))
-    return sorted_values[rank - 1]
 
 
 def server_cpu_ms(admin: Any, query_ids: list[str]) -> list[float]:
@@ -234,7 +184,7 @@ def main() -> int:
 
     settings = StackSettings.from_env()
     secrets = load_secrets(settings)
-    engine = bench_engine()
+    engine = hour_engine(SEED, START_MS)
     run_id = run_id_for(engine.scenario.name, engine.scenario.runs[0].key, START_MS, SEED)
     expected = expected_counts(engine)
     print(f"run {run_id}: {engine.scenario.step_count} steps x ({RAMP_S} + {STEP_S}) s = "
