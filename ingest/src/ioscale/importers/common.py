@@ -26,7 +26,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Iterator, Literal, Sequence, TypeVar
 
 from ioscale.wire.records import (
     CpuSample,
@@ -103,6 +103,28 @@ class Issues:
 
     def warn(self, reason: str, *, line: int | None = None, field: str | None = None) -> None:
         self.sink.append(ImportIssue(self.file, reason, line, field, "warning"))
+
+
+Parsed = TypeVar("Parsed")
+
+
+def parsed_sources(sources: Sequence[Source], result: ImportResult, parse: Callable[..., Parsed | None], *,
+                   now_ms: int, holds: Callable[[Parsed], object],
+                   missing: str) -> Iterator[tuple[str, Parsed, Issues]]:
+    """``(name, parsed, issues)`` of each source, in order, that parses and holds results.
+
+    ``parse(data, issues, now_ms=now_ms)`` reports why it cannot read a file and returns None; a file it reads
+    but that holds nothing (``holds(parsed)`` is false) is reported with the error ``missing``.
+    """
+    for name, data in sources:
+        issues = Issues(name, result.errors)
+        parsed = parse(data, issues, now_ms=now_ms)
+        if parsed is None:
+            continue
+        if not holds(parsed):
+            issues.error(missing)
+            continue
+        yield name, parsed, issues
 
 
 # --- value checks ---------------------------------------------------------------------------------------

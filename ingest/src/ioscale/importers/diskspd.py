@@ -28,7 +28,7 @@ Not parsed: the ``-D`` per-interval IOPS buckets (``<Iops>``), ETW counters, ``<
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ioscale.importers.common import (
     UNKNOWN_HOST,
@@ -42,6 +42,7 @@ from ioscale.importers.common import (
     host_topology,
     io_sample,
     littles_law,
+    parsed_sources,
     run_events,
     step_load,
 )
@@ -55,14 +56,7 @@ def import_diskspd(sources: Sequence[Source], run_id: str | None = None, *, star
                    now_ms: int) -> ImportResult:
     """Import DISKSPD XML or text results; concurrent files form one step, sequential files one each."""
     result = ImportResult(run_id=run_id or derive_run_id("DISKSPD", sources))
-    parsed: list[tuple[str, DiskspdRun]] = []
-    for name, data in sources:
-        issues = Issues(name, result.errors)
-        run = parse_diskspd(data, issues, now_ms=now_ms)
-        if run is not None and run.timespans:
-            parsed.append((name, run))
-        elif run is not None:
-            issues.error("no result timespan found")
+    parsed = [(name, run) for name, run, _ in diskspd_runs(sources, result, now_ms)]
     if not parsed:
         return result
 
@@ -120,6 +114,13 @@ def import_diskspd(sources: Sequence[Source], run_id: str | None = None, *, star
         tags={"diskspd_version": parsed[0][1].version, "format": parsed[0][1].fmt},
     )
     return result
+
+
+def diskspd_runs(sources: Sequence[Source], result: ImportResult,
+                 now_ms: int) -> Iterator[tuple[str, DiskspdRun, Issues]]:
+    """The sources that parse as DISKSPD results with at least one timespan; the others are reported."""
+    return parsed_sources(sources, result, parse_diskspd, now_ms=now_ms, holds=lambda run: run.timespans,
+                          missing="no result timespan found")
 
 
 def parse_diskspd(data: bytes, issues: Issues, *, now_ms: int) -> DiskspdRun | None:

@@ -51,6 +51,7 @@ from ioscale.importers.common import (
     io_sample,
     littles_law,
     parse_size_bytes,
+    parsed_sources,
     quantile_from_percent,
     run_events,
     step_load,
@@ -255,13 +256,8 @@ def import_fio(sources: Sequence[Source], run_id: str | None = None, *, start_ms
     result = ImportResult(run_id=run_id or derive_run_id("FIO", sources))
     spans: list[StepSpan] = []
     versions: list[str] = []
-    for name, data in sources:
-        issues = Issues(name, result.errors)
-        doc = parse_fio_json(data, issues, now_ms=now_ms)
-        if doc is None or not doc.jobs:
-            if doc is not None:
-                issues.error("no jobs in file")
-            continue
+    for name, doc, issues in parsed_sources(sources, result, parse_fio_json, now_ms=now_ms,
+                                            holds=lambda doc: doc.jobs, missing="no jobs in file"):
         versions.append(doc.version)
         units = [u for i, job in enumerate(doc.jobs) for u in job_units(doc, i, job, issues)]
         groups = sorted({u.group for u in units} | {_group_of(j) for j in doc.jobs})

@@ -71,6 +71,7 @@ from ioscale.importers.common import (
     host_topology,
     io_sample,
     littles_law,
+    parsed_sources,
     run_events,
     step_load,
     to_number,
@@ -273,12 +274,8 @@ def import_iometer(sources: Sequence[Source], run_id: str | None = None, *, star
     hosts: dict[str, int] = {}
     versions: set[str] = set()
     anchor = start_ms or 0
-    for name, data in sources:
-        issues = Issues(name, result.errors)
-        blocks = parse_iometer(data, issues, now_ms=now_ms)
-        if not blocks:
-            issues.error("no 'Results block found")
-            continue
+    for name, blocks, issues in parsed_sources(sources, result, parse_iometer, now_ms=now_ms, holds=len,
+                                               missing="no 'Results block found"):
         for block in blocks:
             versions.add(block.version)
             span, anchor = _block_records(block, name, issues, result, len(spans), anchor, start_ms is not None,

@@ -38,7 +38,7 @@ from ioscale.importers.common import (
     run_events,
     step_load,
 )
-from ioscale.importers.diskspd import DiskspdRun, parse_diskspd, timespan_records, timespan_windows
+from ioscale.importers.diskspd import DiskspdRun, diskspd_runs, timespan_records, timespan_windows
 
 _NAME_RE = re.compile(
     r"^result-b(?P<b>\d+)k?-?t(?P<t>\d+)-?o(?P<o>\d+)-?w(?P<w>\d+)-?p(?P<p>si|r|s)"
@@ -121,13 +121,7 @@ def import_vmfleet(sources: Sequence[Source], run_id: str | None = None, *, star
     """Import a VMFleet result set (the XML files of one result directory)."""
     result = ImportResult(run_id=run_id or derive_run_id("VMFLEET", sources))
     members: dict[SweepPoint, list[tuple[str, DiskspdRun, VmRef]]] = {}
-    for name, data in sources:
-        issues = Issues(name, result.errors)
-        run = parse_diskspd(data, issues, now_ms=now_ms)
-        if run is None or not run.timespans:
-            if run is not None:
-                issues.error("no result timespan found")
-            continue
+    for name, run, issues in diskspd_runs(sources, result, now_ms):
         parsed = parse_result_name(name)
         if parsed is None:
             issues.warn("file name does not follow VMFleet's result-b<b>t<t>o<o>w<w>p<p>[-<addspec>]-<vm>.xml; "
