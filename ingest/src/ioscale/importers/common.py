@@ -28,18 +28,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Iterator, Literal, Sequence, TypeVar
 
-from ioscale.wire.records import (
-    CpuSample,
-    CpuScope,
-    Direction,
-    HostTopology,
-    IoSample,
-    PortSample,
-    RunEvent,
-    RunEventType,
-    StepLoad,
-    Tool,
-)
+from ioscale.wire.records import (CpuSample, CpuScope, Direction, HostTopology, IoSample, PortSample, RunEvent,
+                                  RunEventType, StepLoad, Tool)
 
 #: ``(name, content)``: what an importer parses. The name is only used in issues and labels.
 Source = tuple[str, bytes]

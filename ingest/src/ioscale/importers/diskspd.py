@@ -30,22 +30,9 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ioscale.importers.common import (
-    UNKNOWN_HOST,
-    ImportResult,
-    Issues,
-    Source,
-    StepSpan,
-    cpu_sample,
-    decode_text,
-    derive_run_id,
-    host_topology,
-    io_sample,
-    littles_law,
-    parsed_sources,
-    run_events,
-    step_load,
-)
+from ioscale.importers.common import (UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, cpu_sample, decode_text,
+                                      derive_run_id, host_topology, io_sample, littles_law, parsed_sources, run_events,
+                                      step_load)
 from ioscale.importers.diskspd_model import DIRECTIONS, DiskspdRun, Load, Percentiles, Timespan
 from ioscale.importers.diskspd_text import parse_text
 from ioscale.importers.diskspd_xml import parse_xml

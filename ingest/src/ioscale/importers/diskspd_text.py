@@ -11,25 +11,10 @@ from __future__ import annotations
 import re
 import shlex
 
-from ioscale.importers.common import (
-    Issues,
-    checked_count,
-    checked_float,
-    checked_pct,
-    parse_size_bytes,
-    quantile_from_percent,
-)
-from ioscale.importers.diskspd_model import (
-    MAX_SETTING,
-    DiskspdRun,
-    Percentiles,
-    TargetResult,
-    Timespan,
-    add_percentile,
-    cpu_row,
-    ms_text_to_ns,
-    parse_diskspd_time,
-)
+from ioscale.importers.common import (Issues, checked_count, checked_float, checked_pct, parse_size_bytes,
+                                      quantile_from_percent)
+from ioscale.importers.diskspd_model import (MAX_SETTING, DiskspdRun, Percentiles, TargetResult, Timespan,
+                                             add_percentile, cpu_row, ms_text_to_ns, parse_diskspd_time)
 
 _PCT_NAMES = {"min": "0", "25th": "25", "50th": "50", "75th": "75", "90th": "90", "95th": "95",
               "99th": "99", "max": "100"}

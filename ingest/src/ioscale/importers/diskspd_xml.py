@@ -8,26 +8,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ioscale.importers.common import (
-    Issues,
-    checked_count,
-    checked_float,
-    checked_pct,
-    decode_text,
-    quantile_from_percent,
-)
-from ioscale.importers.diskspd_model import (
-    MAX_SETTING,
-    DiskspdRun,
-    Percentiles,
-    TargetResult,
-    Timespan,
-    add_percentile,
-    check_version,
-    cpu_row,
-    ms_text_to_ns,
-    parse_diskspd_time,
-)
+from ioscale.importers.common import (Issues, checked_count, checked_float, checked_pct, decode_text,
+                                      quantile_from_percent)
+from ioscale.importers.diskspd_model import (MAX_SETTING, DiskspdRun, Percentiles, TargetResult, Timespan,
+                                             add_percentile, check_version, cpu_row, ms_text_to_ns, parse_diskspd_time)
 
 
 class _Tree:

@@ -35,35 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ioscale.histogram import LatencyHistogram
-from ioscale.importers.common import (
-    INT64_MAX,
-    UNKNOWN_HOST,
-    ImportResult,
-    Issues,
-    Source,
-    StepSpan,
-    checked_count,
-    checked_float,
-    checked_time_ms,
-    decode_text,
-    derive_run_id,
-    host_topology,
-    io_sample,
-    littles_law,
-    parse_size_bytes,
-    parsed_sources,
-    quantile_from_percent,
-    run_events,
-    step_load,
-    to_number,
-)
-from ioscale.importers.fio_bins import (
-    FIO_IO_U_PLAT_VAL,
-    GROUP_NR_NSEC,
-    GROUP_NR_USEC,
-    plat_idx_to_val,
-    plat_val_to_idx,
-)
+from ioscale.importers.common import (INT64_MAX, UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, checked_count,
+                                      checked_float, checked_time_ms, decode_text, derive_run_id, host_topology,
+                                      io_sample, littles_law, parse_size_bytes, parsed_sources, quantile_from_percent,
+                                      run_events, step_load, to_number)
+from ioscale.importers.fio_bins import FIO_IO_U_PLAT_VAL, GROUP_NR_NSEC, GROUP_NR_USEC, plat_idx_to_val, plat_val_to_idx
 from ioscale.wire.records import Direction
 
 SUPPORTED_MAJOR_VERSIONS = {"2", "3"}

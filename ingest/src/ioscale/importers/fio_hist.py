@@ -30,22 +30,9 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ioscale.histogram import LatencyHistogram
-from ioscale.importers.common import (
-    INT64_MAX,
-    UNKNOWN_HOST,
-    ImportResult,
-    Issues,
-    Source,
-    StepSpan,
-    decode_text,
-    derive_run_id,
-    host_topology,
-    io_sample,
-    littles_law,
-    run_events,
-    step_load,
-    to_number,
-)
+from ioscale.importers.common import (INT64_MAX, UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, decode_text,
+                                      derive_run_id, host_topology, io_sample, littles_law, run_events, step_load,
+                                      to_number)
 from ioscale.importers.fio import FioDoc, fio_target, group_windows, job_options, parse_fio_json, rw_mix
 from ioscale.importers.fio_bins import coarse_bin_value, hist_log_layout
 from ioscale.wire.records import Direction

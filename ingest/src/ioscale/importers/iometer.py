@@ -55,27 +55,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Sequence
 
-from ioscale.importers.common import (
-    UNKNOWN_HOST,
-    ImportResult,
-    Issues,
-    Source,
-    StepSpan,
-    checked_count,
-    checked_float,
-    checked_pct,
-    checked_time_ms,
-    cpu_sample,
-    decode_text,
-    derive_run_id,
-    host_topology,
-    io_sample,
-    littles_law,
-    parsed_sources,
-    run_events,
-    step_load,
-    to_number,
-)
+from ioscale.importers.common import (UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, checked_count,
+                                      checked_float, checked_pct, checked_time_ms, cpu_sample, decode_text,
+                                      derive_run_id, host_topology, io_sample, littles_law, parsed_sources, run_events,
+                                      step_load, to_number)
 from ioscale.wire.records import Direction
 
 #: Longest plausible test (10^7 s = 115 days); beyond it the timer resolution or run time is garbage.

@@ -27,17 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ioscale.importers.common import (
-    UNKNOWN_HOST,
-    ImportResult,
-    Issues,
-    Source,
-    StepSpan,
-    derive_run_id,
-    host_topology,
-    run_events,
-    step_load,
-)
+from ioscale.importers.common import (UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, derive_run_id,
+                                      host_topology, run_events, step_load)
 from ioscale.importers.diskspd import DiskspdRun, diskspd_runs, timespan_records, timespan_windows
 
 _NAME_RE = re.compile(
