@@ -7,6 +7,7 @@ so every complete ``<Thread>``/``<Target>``, ``<CPU>`` and latency ``<Bucket>`` 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import Callable
 
 from ioscale.importers.common import (Issues, checked_count, checked_float, checked_pct, decode_text,
                                       quantile_from_percent)
@@ -74,25 +75,22 @@ def _read_xml(data: bytes, issues: Issues) -> _Tree:
         issues.error(f"{what} XML ({e}); keeping the complete elements read before it",
                      line=getattr(e, "position", (None,))[0])
 
-    chunk = 1 << 16
-    for offset in range(0, max(len(data), 1), chunk):
+    def step(action: Callable[[], None]) -> ET.ParseError | None:
+        """``parser.feed`` or ``parser.close``, then its events: the first syntax error, if any."""
         try:
-            parser.feed(data[offset:offset + chunk])
+            action()
         except ET.ParseError as e:
             drain()
-            report(e, "malformed")
-            return _Tree(root, done)
-        err = drain()
+            return e
+        return drain()
+
+    chunk = 1 << 16
+    for offset in range(0, max(len(data), 1), chunk):
+        err = step(lambda: parser.feed(data[offset:offset + chunk]))
         if err is not None:
             report(err, "malformed")
             return _Tree(root, done)
-    try:
-        parser.close()
-    except ET.ParseError as e:
-        drain()
-        report(e, "truncated or malformed")
-        return _Tree(root, done)
-    err = drain()
+    err = step(parser.close)
     if err is not None:
         report(err, "truncated or malformed")
     return _Tree(root, done)
