@@ -37,9 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ioscale.errors import ConfigError, IoscaleError
+from ioscale.provision.superset_bundle import load_yaml_mapping
 
 VALIDATOR_OPS = ("<", "<=", ">", ">=", "==", "!=")
 REQUIRED_KEYS = ("name", "description", "database_uuid", "chart_uuid", "sql", "validator", "crontab")
@@ -72,16 +71,8 @@ class Recipients:
 
 def load_alerts(alerts_dir: Path) -> list[dict[str, Any]]:
     """Every definition under ``alerts_dir``, sorted by file name; each gains ``_file``."""
-    alerts = []
-    for path in sorted(Path(alerts_dir).glob("*.yaml")):
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            raise AlertDefinitionError(f"{path.name}: not valid YAML: {e}") from None
-        if not isinstance(doc, dict):
-            raise AlertDefinitionError(f"{path.name}: expected a mapping at the top level")
-        alerts.append({**doc, "_file": path.name})
-    return alerts
+    return [{**load_yaml_mapping(path, path.name, AlertDefinitionError), "_file": path.name}
+            for path in sorted(Path(alerts_dir).glob("*.yaml"))]
 
 
 def check_alerts(alerts: list[dict[str, Any]], bundle_sources: dict[str, dict[str, Any]]) -> list[str]:

@@ -50,6 +50,17 @@ def clickhouse_uri(user: str, password: str, host: str, port: int, database: str
     return f"clickhousedb://{quote(user, safe='')}:{quote(password, safe='')}@{host}:{port}/{database}"
 
 
+def load_yaml_mapping(path: Path, label: str, error: type[ConfigError]) -> dict[str, Any]:
+    """A YAML file whose top level is a mapping; ``error(f"{label}: ...")`` when it is not valid YAML or no mapping."""
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise error(f"{label}: not valid YAML: {e}") from None
+    if not isinstance(doc, dict):
+        raise error(f"{label}: expected a mapping at the top level")
+    return doc
+
+
 def load_sources(src_dir: Path) -> dict[str, dict[str, Any]]:
     """Parse ``metadata.yaml`` and every YAML file under the four kind folders, keyed by relative path."""
     src_dir = Path(src_dir)
@@ -60,13 +71,7 @@ def load_sources(src_dir: Path) -> dict[str, dict[str, Any]]:
     files = [meta_file] + sorted(p for kind in KINDS for p in (src_dir / kind).rglob("*.yaml"))
     for path in files:
         rel = path.relative_to(src_dir).as_posix()
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            raise BundleError(f"{rel}: not valid YAML: {e}") from None
-        if not isinstance(doc, dict):
-            raise BundleError(f"{rel}: expected a mapping at the top level")
-        sources[rel] = doc
+        sources[rel] = load_yaml_mapping(path, rel, BundleError)
     return sources
 
 
