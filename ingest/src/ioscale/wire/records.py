@@ -16,13 +16,18 @@ CpuScope = Literal["HOST", "ROOT_PARTITION", "HYPERVISOR", "VM", "GUEST"]
 PortKind = Literal["FC_HBA", "NIC", "NIC_VMQ", "SAS", "OTHER"]
 
 
-class IoSample(TypedDict):
+class Measured(TypedDict):
+    """The fields I/O and CPU samples begin with: the interval measured, the run and step, and where."""
+
     ts_ms: int
     interval_ms: int
     run_id: str
     step_index: int
     host: str
     vm: str
+
+
+class IoSample(Measured):
     target: str
     direction: Direction
     ops: int
@@ -88,13 +93,7 @@ class RunEvent(TypedDict):
     tags: dict[str, str]
 
 
-class CpuSample(TypedDict):
-    ts_ms: int
-    interval_ms: int
-    run_id: str
-    step_index: int
-    host: str
-    vm: str
+class CpuSample(Measured):
     scope: CpuScope
     cpu: int
     logical_processors: int
