@@ -46,6 +46,11 @@ FC_COMMAND_BYTES = 96          # FCP_CMND + FCP_RSP frames per I/O
 TENGBE_BPS, TENGBE_PAYLOAD = 10_000_000_000, 1_176_000_000
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 VM``, ``2 VMs``: step labels."""
+    return f"{n} {noun}{'s' if n > 1 else ''}"
+
+
 def _fc_port(port_id: str, speed_bps: int, payload: int, **kw) -> PortSpec:
     return PortSpec(port_id, "FC_HBA", speed_bps, payload, command_bytes=FC_COMMAND_BYTES, **kw)
 
@@ -77,7 +82,7 @@ def _hyperv_fc8_runs() -> tuple[RunSpec, ...]:
             "each with its own RamSan volume, 30 outstanding I/Os per volume", tool="SIMULATOR",
             host=_BARE_HOST, ports=(_QLE2560,), storage=_RAMSAN, cpu=_W2K8_CPU, latency=_LAT_RAMSAN,
             config_labels={"setup": "host", "hba": "8G"},
-            steps=tuple(StepSpec(f"{n} worker{'s' if n > 1 else ''}, {kib} KB",
+            steps=tuple(StepSpec(f"{_count(n, 'worker')}, {kib} KB",
                                  (Workload(0, n, 1, 30, b, 75.0),), adapter="QLE2560")
                         for n in range(1, 5))))
         runs.append(RunSpec(
@@ -85,7 +90,7 @@ def _hyperv_fc8_runs() -> tuple[RunSpec, ...]:
             f"SCSI adapter), {kib} KB 75/25, 30 outstanding", tool="SIMULATOR",
             host=_HV_HOST, ports=(_QLE2560,), storage=_RAMSAN, cpu=_HV_CPU, latency=_LAT_RAMSAN,
             config_labels={"setup": "vms", "hba": "8G"},
-            steps=tuple(StepSpec(f"{n} VM{'s' if n > 1 else ''}, {kib} KB",
+            steps=tuple(StepSpec(f"{_count(n, 'VM')}, {kib} KB",
                                  (Workload(n, 1, 1, 30, b, 75.0, vcpus=1),), adapter="virtual SCSI")
                         for n in range(1, 5))))
     for adapters, label in ((4, "4x1"), (1, "1x4")):
@@ -93,7 +98,7 @@ def _hyperv_fc8_runs() -> tuple[RunSpec, ...]:
             key=f"bigvm-{label}-4k", description=f"one 4-vCPU VM, 1-4 volumes on {'one virtual SCSI adapter each' if adapters == 4 else 'a single virtual SCSI adapter'}, 4 KB 75/25",
             tool="SIMULATOR", host=_HV_HOST, ports=(_QLE2560,), storage=_RAMSAN, cpu=_HV_CPU, latency=_LAT_RAMSAN,
             config_labels={"setup": "bigvm", "vscsi_adapters": "per-disk" if adapters == 4 else "one", "hba": "8G"},
-            steps=tuple(StepSpec(f"{n} disk{'s' if n > 1 else ''}", (Workload(1, n, 1, 30, 4 * KIB, 75.0, vcpus=4,
+            steps=tuple(StepSpec(_count(n, "disk"), (Workload(1, n, 1, 30, 4 * KIB, 75.0, vcpus=4,
                                                                                adapters=n if adapters == 4 else 1),),
                                  adapter=f"virtual SCSI x{n if adapters == 4 else 1}")
                         for n in range(1, 5))))
@@ -234,7 +239,7 @@ def _vsphere_runs() -> tuple[RunSpec, ...]:
             key=key, description=f"1-3 VMs (2 vCPU, 4 GB), 8 KB random reads on ten EFD LUNs each, {adapter} adapter",
             tool="SIMULATOR", host=_VSPHERE_HOST, ports=(_VSPHERE_HBAS,), storage=_EFD, cpu=cpu, latency=_LAT_EFD,
             config_labels={"adapter": adapter}, vm_name="iometer-{n:02d}",
-            steps=tuple(StepSpec(f"{n} VM{'s' if n > 1 else ''}", (Workload(n, 10, 1, 20, 8 * KIB, 100.0, vcpus=2),),
+            steps=tuple(StepSpec(_count(n, "VM"), (Workload(n, 10, 1, 20, 8 * KIB, 100.0, vcpus=2),),
                                  adapter=adapter) for n in (1, 2, 3))))
     return tuple(runs)
 
@@ -272,7 +277,7 @@ def _vmq_runs() -> tuple[RunSpec, ...]:
             f"over one 10GbE port, VMQ {label}", tool="SIMULATOR", host=_R610_HOST, ports=(_INTEL_AT,),
             storage=_ISCSI_LUN, cpu=_FS_CPU, vswitch=VswitchSpec(vmq, ns_per_byte, bytes_per_interrupt),
             config_labels={"vmq": label}, vm_name="fs{n:02d}",
-            steps=tuple(StepSpec(f"{n} copy stream{'s' if n > 1 else ''} per VM",
+            steps=tuple(StepSpec(f"{_count(n, 'copy stream')} per VM",
                                  (Workload(4, 1, 1, n, 64 * KIB, 0.0, random_pct=0.0),),
                                  adapter="synthetic NIC (iSCSI in guest)", config_labels={"vmq": label})
                         for n in _VMQ_COPY_STREAMS)))
@@ -302,7 +307,7 @@ DEMO = Scenario(
                "channel passes 95 % in step 3 (an alert should fire) while latency keeps climbing",
     runs=(RunSpec(key="fc4-8k", description="1-4 VMs, 8 KB 75/25, QD 10, one 4 Gbps FC port", tool="SIMULATOR",
                   host=_DEMO_HOST, ports=(_DEMO_HBA,), storage=_DEMO_SSD, cpu=_DEMO_CPU, config_labels={"hba": "4G"},
-                  steps=tuple(StepSpec(f"{n} VM{'s' if n > 1 else ''}", (Workload(n, 1, 1, 10, 8 * KIB, 75.0, vcpus=2),),
+                  steps=tuple(StepSpec(_count(n, "VM"), (Workload(n, 1, 1, 10, 8 * KIB, 75.0, vcpus=2),),
                                        adapter="virtual SCSI") for n in (1, 2, 3, 4))),),
     step_s=25, ramp_s=5)
 
