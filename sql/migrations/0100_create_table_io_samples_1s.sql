@@ -11,6 +11,8 @@
 -- - The rollups expire by emitted_at (when the row was computed), not by the window: a run imported from
 --   years ago would otherwise be dropped on insert.
 -- - Histogram columns use io_samples' codecs (0010).
+-- - Column sets several tables share are written once, in fragments/: a name in double braces stands for
+--   fragments/<name>.sql.
 --
 -- I/O rollup per source and direction over 1 s event-time windows: one row per (run, step, host, VM,
 -- target, direction, window). Rates: ops / T, bytes / 10^6 / T, outstanding = sum(outstanding x interval) / T,
@@ -27,34 +29,8 @@ CREATE TABLE IF NOT EXISTS ioscale.io_samples_1s
     vm                    LowCardinality(String),
     target                LowCardinality(String),
     direction             LowCardinality(String),
-    samples               UInt64                  CODEC(T64, ZSTD(1)),
-    ops                   UInt64                  CODEC(T64, ZSTD(1)),
-    bytes                 UInt64                  CODEC(T64, ZSTD(1)),
-    errors                UInt64                  CODEC(T64, ZSTD(1)),
-    iops                  Float64                 CODEC(Gorilla, ZSTD(1)),
-    mb_per_s              Float64                 CODEC(Gorilla, ZSTD(1)),
-    outstanding_ios       Float64                 CODEC(Gorilla, ZSTD(1)),
-    latency_count         UInt64                  CODEC(T64, ZSTD(1)),
-    latency_sum_ns        UInt64                  CODEC(T64, ZSTD(1)),
-    latency_min_ns        UInt64                  CODEC(T64, ZSTD(1)),
-    latency_max_ns        UInt64                  CODEC(T64, ZSTD(1)),
-    latency_mean_ns       Nullable(Float64)       CODEC(Gorilla, ZSTD(1)),
-    latency_hist_scheme   UInt8,
-    latency_bucket_index  Array(UInt16)           CODEC(Delta, ZSTD(1)),
-    latency_bucket_count  Array(UInt64)           CODEC(T64, ZSTD(1)),
-    latency_n             UInt64                  CODEC(T64, ZSTD(1)),
-    p50_ns                UInt64                  CODEC(T64, ZSTD(1)),
-    p90_ns                UInt64                  CODEC(T64, ZSTD(1)),
-    p99_ns                UInt64                  CODEC(T64, ZSTD(1)),
-    p99_9_ns              UInt64                  CODEC(T64, ZSTD(1)),
-    p99_99_ns             UInt64                  CODEC(T64, ZSTD(1)),
-    p99_999_ns            UInt64                  CODEC(T64, ZSTD(1)),
-    p50_too_few           Bool,
-    p90_too_few           Bool,
-    p99_too_few           Bool,
-    p99_9_too_few         Bool,
-    p99_99_too_few        Bool,
-    p99_999_too_few       Bool,
+{{io_rollup_measures}},
+{{latency_quantiles}},
     version               UInt64                  CODEC(T64, ZSTD(1)),
     emitted_at            DateTime64(3, 'UTC')    CODEC(DoubleDelta, ZSTD(1))
 )

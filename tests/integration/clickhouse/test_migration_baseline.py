@@ -8,7 +8,8 @@ migration_baseline.json holds, taken once:
   table and view of ioscale and ioscale_meta with its engine, keys, TTL and settings (``engine_full``), its
   columns (type, default, codec, comment) and, for a view, its create query (query, TO target, refresh);
 - ``replaced_chain``: that chain's files with their sha256, as a database it set up records them;
-- ``baseline``: the baseline's files. Only they are applied here, so migrations added after them do not count.
+- ``baseline``: the baseline's files. Only they are applied here (with the fragments they include), so
+  migrations added after them do not count.
 
 Both tests start a ClickHouse server of their own (conftest's private_server), never the stack's. The
 Kafka-engine tables point at 127.0.0.1:1 and the schema registry at http://127.0.0.1:1, where nothing listens,
@@ -94,6 +95,7 @@ def test_the_baseline_builds_the_schema_of_the_chain_it_replaced(admin, tmp_path
     for name in expected["baseline"]:
         assert (MIGRATIONS / name).is_file(), f"{name} is gone: the baseline is append-only too"
         shutil.copy(MIGRATIONS / name, baseline / name)
+    shutil.copytree(MIGRATIONS / migrations.FRAGMENTS_DIR, baseline / migrations.FRAGMENTS_DIR)
     got = snapshot_of(admin, baseline)
     diff = differences(expected["schema"], got)
     assert not diff, f"{len(diff)} difference(s):\n" + "\n".join(diff[:20])

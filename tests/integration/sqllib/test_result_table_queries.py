@@ -14,9 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from ioscale.paths import repo_root
+from ioscale.provision import migrations
 from ioscale.query import bind, execute, load
 from ioscale.stack.clickhouse import client
-from ioscale.paths import repo_root
 
 from isolation import PREFIX, scratch_name
 
@@ -31,8 +32,10 @@ def scratch(stack) -> Iterator[tuple[str, object]]:
     with client(stack.settings, stack.secrets, "admin") as admin:
         admin.command(f"CREATE DATABASE {db}")
         try:
+            # as the runner reads them: the column sets they share (fragments) written out
+            ddl = {m.name: m.text for m in migrations.discover(repo_root() / "sql" / "migrations")}
             for name in MIGRATIONS:
-                admin.command((repo_root() / "sql" / "migrations" / name).read_text().replace("ioscale.", f"{db}."))
+                admin.command(ddl[name].replace("ioscale.", f"{db}."))
             fill(admin, db)
             yield db, admin
         finally:

@@ -95,6 +95,23 @@ def test_records_checksum_of_raw_file_not_rendered_sql(folder: Path) -> None:
     assert report.applied == []
 
 
+def test_fragments_are_written_out_and_count_in_the_checksum(folder: Path) -> None:
+    (folder / mig.FRAGMENTS_DIR).mkdir()
+    write(folder / mig.FRAGMENTS_DIR, "pair.sql", "-- two columns\n    x UInt8,\n    y UInt8\n")
+    write(folder, "0003_create_table_c.sql", "CREATE TABLE IF NOT EXISTS ioscale.c\n(\n{{pair}},\n    z UInt8\n)\n"
+                                             "ENGINE = Memory")
+    ex = FakeExecutor()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    written = ("CREATE TABLE IF NOT EXISTS ioscale.c\n(\n-- two columns\n    x UInt8,\n    y UInt8,\n    z UInt8\n)\n"
+               "ENGINE = Memory")
+    assert ex.ddl[2] == written
+    assert ex.table["0003_create_table_c.sql"] == hashlib.sha256(written.encode()).hexdigest()
+    # A changed fragment changes every applied migration that includes it.
+    write(folder / mig.FRAGMENTS_DIR, "pair.sql", "    x UInt16,\n    y UInt8\n")
+    with pytest.raises(mig.MigrationError, match="changed since they ran: 0003_create_table_c.sql"):
+        mig.apply(ex, folder, PLACEHOLDERS)
+
+
 def test_changed_applied_migration_is_an_error(folder: Path) -> None:
     ex = FakeExecutor()
     mig.apply(ex, folder, PLACEHOLDERS)
@@ -146,7 +163,7 @@ def test_unknown_placeholder_fails_before_anything_runs(folder: Path) -> None:
     ex = FakeExecutor()
     with pytest.raises(mig.MigrationError, match=r"\{\{group\}\}") as err:
         mig.apply(ex, folder, PLACEHOLDERS)
-    assert "kafka_bootstrap" in err.value.hint
+    assert "kafka_bootstrap" in err.value.hint and "fragments/<name>.sql" in err.value.hint
     assert ex.statements == []
 
 

@@ -5,11 +5,14 @@ Rules (checked here, so a mistake fails `stack up` with a clear message rather t
 - File names are ``NNNN_description.sql``: four digits, then lower-case words joined by ``_``.
   Numbers are unique; files run in number order. Any other ``*.sql`` in the folder is an error.
 - One statement per file (a trailing ``;`` is allowed). Comments are welcome and are sent along.
-- ``{{name}}`` placeholders are filled from a dict before execution (e.g. ``{{kafka_bootstrap}}``,
-  ``{{registry_url}}``); an unknown name is an error. ClickHouse's own ``{name:Type}`` query
-  parameters use single braces and are left alone.
-- Each applied file is recorded in ``ioscale_meta.schema_migrations`` with the sha256 of its *raw*
-  content (before placeholders, so moving Kafka to another port does not "change" a migration).
+- ``{{name}}`` stands for ``fragments/name.sql`` when that file exists: a piece of DDL several
+  migrations share (the measure columns of the rollup tables), written out where it stands, comments
+  included. Every other ``{{name}}`` is a placeholder filled from a dict before execution (e.g.
+  ``{{kafka_bootstrap}}``, ``{{registry_url}}``); an unknown name is an error. ClickHouse's own
+  ``{name:Type}`` query parameters use single braces and are left alone.
+- Each applied file is recorded in ``ioscale_meta.schema_migrations`` with the sha256 of its content
+  with its fragments written out, before placeholders: moving Kafka to another port does not "change" a
+  migration, changing a fragment changes every migration that uses it.
   Once applied, a file must never change: a different checksum is an error. Fix forward with a new
   migration. An applied migration whose file disappeared is an error too: the folder starts from a
   baseline (the schema's tables each created once, in their final form), and a database set up by
@@ -39,6 +42,8 @@ META_DATABASE = "ioscale_meta"
 MIGRATIONS_TABLE = f"{META_DATABASE}.schema_migrations"
 NAME_RE = re.compile(r"^(?P<number>\d{4})_(?P<description>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+#: Folder, inside the migrations folder, of the DDL pieces ``{{name}}`` includes.
+FRAGMENTS_DIR = "fragments"
 
 BOOTSTRAP_SQL: tuple[str, ...] = (
     f"CREATE DATABASE IF NOT EXISTS {META_DATABASE}",
@@ -98,7 +103,7 @@ class Migration:
     number: int
     name: str  # file name
     path: Path
-    text: str
+    text: str  # with its fragments written out
 
     @property
     def sha256(self) -> str:
@@ -115,10 +120,25 @@ def migrations_dir(settings: StackSettings) -> Path:
     return settings.repo / "sql" / "migrations"
 
 
+def fragments(directory: Path) -> dict[str, str]:
+    """``name -> DDL`` of the fragments in ``directory/fragments`` (``name.sql``, trailing line breaks dropped)."""
+    folder = directory / FRAGMENTS_DIR
+    if not folder.is_dir():
+        return {}
+    return {path.stem: path.read_text(encoding="utf-8").rstrip("\n") for path in sorted(folder.glob("*.sql"))}
+
+
+def include_fragments(text: str, parts: Mapping[str, str]) -> str:
+    """``text`` with each ``{{name}}`` that names a fragment written out; other placeholders are left."""
+    return PLACEHOLDER_RE.sub(lambda m: parts.get(m.group(1), m.group(0)), text)
+
+
 def discover(directory: Path) -> list[Migration]:
-    """All migrations in ``directory``, in order; malformed names and duplicate numbers are errors."""
+    """All migrations in ``directory``, in order, fragments written out; malformed names and duplicate numbers
+    are errors."""
     if not directory.is_dir():
         raise MigrationError(f"migrations folder {directory} does not exist")
+    parts = fragments(directory)
     found: list[Migration] = []
     bad: list[str] = []
     for path in sorted(directory.glob("*.sql")):
@@ -126,7 +146,8 @@ def discover(directory: Path) -> list[Migration]:
         if not m:
             bad.append(path.name)
             continue
-        found.append(Migration(int(m["number"]), path.name, path, path.read_text(encoding="utf-8")))
+        found.append(Migration(int(m["number"]), path.name, path,
+                               include_fragments(path.read_text(encoding="utf-8"), parts)))
     if bad:
         raise MigrationError(f"badly named migration file(s) in {directory}: {', '.join(bad)}",
                              hint="name them NNNN_verb_object.sql, e.g. 0027_create_table_disk_samples.sql")
@@ -144,7 +165,8 @@ def render(migration: Migration, placeholders: Mapping[str, str]) -> str:
     if missing:
         raise MigrationError(
             f"{migration.name} uses unknown placeholder(s) {', '.join('{{' + n + '}}' for n in missing)}",
-            hint=f"known placeholders: {', '.join(sorted(placeholders)) or '(none)'}",
+            hint=f"known placeholders: {', '.join(sorted(placeholders)) or '(none)'}; a shared piece of DDL "
+                 f"goes in {migration.path.parent / FRAGMENTS_DIR}/<name>.sql",
         )
     sql = PLACEHOLDER_RE.sub(lambda m: placeholders[m.group(1)], migration.text)
     statements = split_statements(sql)
