@@ -61,7 +61,7 @@ FRESHNESS_TARGET_P99_S = 2.0
 KAFKA_TOOLS_POM = Path(__file__).resolve().parent / "kafka-tools" / "pom.xml"
 POLL_S = 0.1
 #: The raw tables trail the rollups by seconds (the Kafka engine flushes every 500 ms, then three views run), and
-#: each poll costs ClickHouse ~9 ms of CPU: at 10 polls/s the bench itself took ~0.1 core from what it measures.
+#: each poll costs ClickHouse ~9 ms of CPU: at 10 polls/s the bench itself would take ~0.1 core from what it measures.
 RAW_POLL_S = 1.0
 
 
@@ -210,7 +210,7 @@ def holdings(ch: Any, run_id: str) -> dict[str, tuple[int, int]]:
 PER_SECOND_SQL = {
     # The raw rows' per-second counts from io_samples_hist_sums' step_ts rows: written by the same insert as
     # io_samples (one view, visible together), and ordered by time, where io_samples is ordered by source and
-    # a poll read the whole run's `ts` column again (~0.1 core of ClickHouse at 10k samples/s).
+    # a poll would read the whole run's `ts` column again (~0.1 core of ClickHouse at 10k samples/s).
     "raw": "SELECT 'raw', toUnixTimestamp64Milli(ts) AS t, sum(samples) FROM ioscale.io_samples_hist_sums "
            "WHERE run_id = {r:String} AND grain = 'step_ts' AND ts >= fromUnixTimestamp64Milli({s:Int64}) "
            "GROUP BY t",
@@ -225,8 +225,8 @@ PER_SECOND_SQL = {
 def per_second(ch: Any, run_id: str, since_ms: dict[str, int]) -> dict[str, dict[int, int]]:
     """Samples held per second of event time, for each table in ``since_ms`` from its own oldest pending
     second, so a poll reads the recent rows of the rollups (their keys start with the window) and not the
-    whole run again: a poll of every table from the oldest second any table lacked cost ClickHouse ~70 ms
-    of CPU, ~30 % of its CPU in a 10k samples/s run (system.query_log)."""
+    whole run again (a poll of every table from the oldest second any table lacks costs ClickHouse ~70 ms of
+    CPU, ~30 % of its CPU in a 10k samples/s run)."""
     out: dict[str, dict[int, int]] = {name: {} for name in since_ms}
     q = " UNION ALL ".join(PER_SECOND_SQL[name].replace("{s:", "{s_" + name + ":") for name in since_ms)
     params: dict[str, Any] = {"r": run_id, **{f"s_{name}": s for name, s in since_ms.items()}}
@@ -389,7 +389,7 @@ def part_freshness(settings: StackSettings, secrets: dict[str, str], rate: int, 
                 for name in seen:
                     if name == "raw" and t - raw_polled < RAW_POLL_S:
                         continue
-                    # Only seconds that have ended: polling for one still running cost ClickHouse ~10 ms of CPU
+                    # Only seconds that have ended: polling for one still running costs ClickHouse ~10 ms of CPU
                     # per table and poll for nothing (half of all polls).
                     pending = [s for s, end in interval_end.items() if s not in seen[name] and end <= t * 1000]
                     if pending:
@@ -412,9 +412,9 @@ def part_freshness(settings: StackSettings, secrets: dict[str, str], rate: int, 
     poller = threading.Thread(target=poll, daemon=True)
     poller.start()
     print(f"  run {run_id}: {rate:,} samples/s for {seconds} s, sent as each second ends", flush=True)
-    # Built once, restamped each second, and encoded while the second runs: building 10k dicts took 0.1-0.4 s
-    # of the budget being measured, and encoding them 0.1-0.3 s more (180 buckets), which a fleet of
-    # collectors, each encoding its own few samples, does not spend. Only the send is timed.
+    # Built once, restamped each second, and encoded while the second runs: building 10k dicts takes one
+    # process 0.1-0.4 s of the budget being measured, and encoding them 0.1-0.3 s more (180 buckets), which a
+    # fleet of collectors, each encoding its own few samples, does not spend. Only the send is timed.
     batch = [factory.sample(i, start_ms) for i in range(rate)]
     for k in range(seconds):
         ts = start_ms + k * 1000

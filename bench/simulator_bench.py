@@ -11,7 +11,7 @@ and ramp-up lengths unless overridden -- what `ioscale simulate <scenario> --fas
 - generator: a sink that takes column blocks (ioscale.wire.columns) and drops them: no dicts;
 - generator + dicts: a sink without block support, which gets every record built as a dict;
 - generator + encoding: blocks encoded as the producer encodes them (ioscale.wire.avro_fast), and, for
-  comparison, the dicts encoded one by one by fastavro (the path before the vectorised encoder);
+  comparison, the dicts encoded one by one by fastavro (the per-record path);
 - the target stage, generator + producer: a TelemetryProducer -- the production path -- every record
   produced to Kafka and flushed, i.e. acknowledged by the broker (acks=all); the bench then checks the
   topics' end offsets against the counts.

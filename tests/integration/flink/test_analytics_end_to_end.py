@@ -167,8 +167,8 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     try:
         # Every grain of both families: the fleet's windows fire after the per-source ones that feed them (one
         # operator later, another sink), so the per-source 1 min rows landing does not mean the fleet's have.
-        # (Waiting on io_samples_1m alone raced io_fleet_1m on CI: 0 of its ops were there yet.) The wait is also
-        # the check that the 10 s and 1 min grains hold the same totals: it fails the test when they do not.
+        # The wait is also the check that the 10 s and 1 min grains hold the same totals: it fails the test when
+        # they do not.
         total = sum(o for o, _ in sent.values())
         _wait_for("the 1 s, 10 s and 1 min rollups, both step rows and the final alerts", lambda: (
             count("SELECT count() FROM io_samples_1s FINAL WHERE run_id = {run:String}") == expected_seconds
@@ -254,8 +254,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
 
     # -- dead letters: Kafka DLQ with the reason, and ClickHouse ----------------------------------------
     # The dead-letter sink delivers to Kafka on the job's checkpoints (at least once), which may come after the
-    # result rows above are complete: rows come early now (early firing), so wait for the topic too. (Reading it
-    # once raced the next checkpoint on a loaded CI machine.)
+    # result rows above are complete (rows come early, by early firing), so wait for the topic too.
     reasons: dict[bytes, bytes] = {}
 
     def dead_letters_arrived() -> bool:

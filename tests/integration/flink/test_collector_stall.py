@@ -4,10 +4,10 @@ While the I/O samples of a run stop for longer than the partition idleness (10 s
 idle, and the step analyzer's watermark (the minimum over the fleet, CPU, port and run streams) moves on with the
 CPU and port samples alone, past the step's end and its allowed lateness. When the buffered I/O samples then
 arrive, the rollups take them (their own watermark is the I/O stream's, still behind them), but a step analyzer
-that had closed the step on its own watermark dropped them: the step's row kept the seconds before the stall. A
-restart that replays the I/O topic later than the others is the same case (the CI rehearsal of 2026-11-22 saw it
-as a step "not usable" after the end-to-end test's restart). The analyzer now closes a step only once the fleet
-stream itself is past it (StampFleetProgress), so the late seconds re-run the step's final evaluation.
+that closed the step on its own watermark would drop them: the step's row would keep only the seconds before the
+stall. A restart that replays the I/O topic later than the others is the same case. The analyzer closes a step
+only once the fleet stream itself is past it (StampFleetProgress), so the late seconds re-run the step's final
+evaluation.
 """
 
 from __future__ import annotations

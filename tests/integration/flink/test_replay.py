@@ -66,9 +66,9 @@ def test_a_past_run_is_analysed_by_its_own_replay(stack):
 
 
 def test_run_span_of_a_run_whose_run_events_have_not_landed(stack):
-    """Bug: min() over no row is 1970-01-01 in ClickHouse, so a run whose run events had not reached ClickHouse
-    yet (the raw path behind under load) got a span starting in 1970, and the replay was submitted with
-    --replay-from-ms -120000. Only the I/O samples count then."""
+    """min() over no row is 1970-01-01 in ClickHouse: a run whose run events have not reached ClickHouse yet (the
+    raw path behind under load) takes its span from the I/O samples, not one starting in 1970 (which would submit
+    the replay with --replay-from-ms -120000)."""
     now_ms = int(time.time() * 1000)
     engine = make_engine("demo", seed=int(uuid.uuid4().int % 10_000), start_ms=now_ms - now_ms % 1000 - 3_600_000,
                          step_s=4, ramp_s=1)

@@ -1,7 +1,7 @@
 """step_windows (migrations 0135-0136): each ended step's VMs and sources computed once by a refreshable view,
 which lagging_vms (grain vm) and step_latency_outliers (grain source) read while a row still stands for the
-samples and the step's window, and otherwise merge from io_samples FINAL. The answers must be the
-formulations' from before the view (reference_queries/) whichever path a VM or source takes, and a row must
+samples and the step's window, and otherwise merge from io_samples FINAL. The answers must be the reference
+formulations' (reference_queries/, merging the raw samples) whichever path a VM or source takes, and a row must
 never be used once it no longer holds: a sample arrived since, another STEP_ENDED window, malformed buckets.
 
 The run: a copy of known_run (conftest: a sample sent twice, 10 VMs, two ended steps) under its own run_id,

@@ -1,9 +1,8 @@
 """The queries that read the per-step histogram sums (io_samples_hist_sums, io_samples_hist_by_ts; migrations
-0040-0043, issue 4) against the formulations they replaced, which merged every raw sample's buckets at each
-call: the same rows and values, for every value of every parameter, on runs that take each path.
+0040-0043) against formulations that merge every raw sample's buckets at each call: the same rows and values,
+for every value of every parameter, on runs that take each path.
 
-reference_queries/ holds those formulations as they were before the sums (git history has them too; a copy
-here keeps the oracle next to the test). The runs:
+reference_queries/ holds those formulations, the oracle, next to the test. The runs:
 
     known_run (conftest)   two ended steps; one sample sent twice in step 1 (that source, VM and step/direction
                            take the raw path), everything else the summed path

@@ -1,4 +1,4 @@
-"""Migrations 0040-0043 (the SQL library's histogram sums, issue 4): the views must not raise on odd samples (an
+"""Migrations 0040-0043 (the SQL library's histogram sums): the views must not raise on odd samples (an
 error stalls the Kafka consumer), must keep duplicates detectable, and the sums must expire like the raw rows
 they sum. The results themselves are compared with the raw merge on the real server in
 tests/integration/sqllib/test_summed_histograms.py."""

@@ -94,8 +94,8 @@ class RunClickHouse:
 
 
 def test_a_replay_that_stops_making_progress_is_cancelled_and_reported(tmp_path):
-    """Regression: a local `ioscale analyze` once waited on a RUNNING replay that did nothing (until its 30 min
-    timeout). Counters that stop moving for the stall time now cancel it with an error saying where to look."""
+    """A RUNNING replay whose counters stop moving for the stall time is cancelled, with an error saying where to
+    look, rather than waited on until its 30 min timeout."""
     flink = FakeFlink(_settings(tmp_path), moving_polls=3)
     now = [0.0]
     with pytest.raises(IoscaleError, match="made no progress for 180 s") as e:

@@ -160,8 +160,8 @@ def test_live_dashboard_draws_its_items_in_nine_charts_at_most(sources):
     assert {(("iops",), ("mb_per_s",)), (("mean_latency_us",), ("outstanding_ios_total",)),
             (("cpu_utilization_pct",), ("interrupts_rate",))} <= pairs
     # The 300 ms p95 target is per chart request, which runs both queries of a mixed chart; a top-N limit costs
-    # a second, ranking query. Only the per-VM / per-target chart ranks in both (p95 ~270 ms at load 6); CPU per
-    # VM, the other top-N, has a chart of its own.
+    # a second, ranking query. Only the per-VM / per-target chart ranks in both (its p95 is in bench/RESULTS.md);
+    # CPU per VM, the other top-N, has a chart of its own.
     limited = [c["slice_name"] for c in mixed if c["params"].get("limit") and c["params"].get("limit_b")]
     assert len(limited) == 1 and limited[0].startswith("IOPS per VM and MB/s per target"), limited
 

@@ -86,7 +86,7 @@ def test_bucket_representatives_use_the_histogram_modules_expression(q: NamedQue
 #: Queries whose histograms come from the per-step sums (migrations 0040-0043) minus the samples outside the window
 #: (lagging_vms and step_latency_outliers at grain source read step_windows instead, see the tests at the end).
 SUMMED = ("step_latency_five_nines", "scaling_curve_raw", "step_latency_histogram")
-#: The raw samples' buckets, as every query merged them before the sums existed (scheme 1 only).
+#: The raw samples' buckets, merged sample by sample: what the sums spare a query (scheme 1 only).
 RAW_BUCKETS = "mapFromArrays(latency_bucket_index, latency_bucket_count)"
 # lagging_vms, step_latency_outliers: (bucket, sign, count) packed in a UInt64, bucket << 47 | plus << 46 | count,
 # each raw sample packed on its own (arrays of unequal lengths raise an error, as mapFromArrays does).
@@ -146,7 +146,7 @@ def test_summed_histograms_keep_the_raw_path_for_duplicates_and_live_steps(name:
 @pytest.mark.parametrize("name", ["lagging_vms", "step_latency_outliers"])
 def test_summed_histograms_read_without_final(name: str) -> None:
     # FINAL on io_samples_hist_sums merges every range its key shares with another part, Maps included: its
-    # cost follows the table's parts (7 vs 238 ms for the same 1472 rows). These queries sum a key's rows
+    # cost follows the table's parts, not the rows read (bench/RESULTS.md). These queries sum a key's rows
     # themselves, as FINAL would: samples summed (what a step_windows row must stand for), bitmaps merged.
     sql = BY_NAME[name].sql
     assert "io_samples_hist_sums FINAL" not in sql

@@ -1,5 +1,5 @@
-"""The engine's column blocks: the same records as before (as dicts), the same bytes on the wire through the
-fast encoder as through fastavro, and run_simulation hands them to block-capable sinks in order."""
+"""The engine's column blocks: the records Batch.records builds (as dicts), the same bytes on the wire through
+the fast encoder as through fastavro, and run_simulation hands them to block-capable sinks in order."""
 
 from __future__ import annotations
 

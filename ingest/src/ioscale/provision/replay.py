@@ -50,8 +50,8 @@ def run_span(ch: Any, run_id: str) -> RunSpan:
         "SELECT sum(n), min(first), max(last) FROM ("
         " SELECT count() AS n, min(ingested_at) AS first, max(ingested_at) AS last FROM ioscale.io_samples"
         "  WHERE run_id = {r:String}"
-        # HAVING: min() over no row is 1970-01-01, not NULL; run events that have not landed yet (the raw path
-        # behind under load) made the replay start reading Kafka at -2 min.
+        # HAVING: min() over no row is 1970-01-01, not NULL: run events that have not landed yet (the raw path
+        # behind under load) would start the replay reading Kafka from 1970.
         " UNION ALL SELECT 0, min(ingested_at), max(ingested_at) FROM ioscale.run_events WHERE run_id = {r:String}"
         "  HAVING count() > 0)",
         parameters={"r": run_id}).result_rows

@@ -137,7 +137,7 @@ def renice_threads(nice_by_name: Mapping[str, int], proc: Path = Path("/proc/sel
     """Gives this process's threads named in ``nice_by_name`` that nice value when they have a lower one.
 
     Only ever raises a value (lower priority), which needs no privilege. Returns how many threads changed.
-    Plain os calls, one pass for every name: a pathlib scan of ~300 threads cost 9 ms of CPU, this one ~3.
+    Plain os calls, one pass for every name: it runs every second, at ~3 ms of CPU for ~300 threads.
     """
     wanted = {name.encode(): nice for name, nice in nice_by_name.items()}
     tasks = f"{proc}/task"

@@ -24,7 +24,7 @@ same seed and start time give the same records, byte for byte, in fast and real-
 Output form: the samples of an interval leave as column blocks (ioscale.wire.columns), the numpy arrays the
 model computes plus per-step identity columns (who each row is), never as one dict per sample: building
 ~2 dicts per I/O sample cost more than generating it, and the producer encodes blocks directly.
-`Batch.records` builds the dicts for whoever wants them, equal to what the engine built before.
+`Batch.records` builds the same records as dicts for whoever wants them.
 """
 
 from __future__ import annotations
