@@ -1,6 +1,6 @@
 -- Latency histograms of io_samples summed per step ahead of time, so the SQL library does not merge every
--- sample's ~20 buckets again at each query (a 320-VM, one-hour run: 0.96 M samples, 18 M bucket counts;
--- issue 4). Summed by io_samples_hist_sums_mv (0042) on every insert into io_samples:
+-- sample's ~20 buckets again at each query (a 320-VM, one-hour run: 0.96 M samples, 18 M bucket counts).
+-- Summed by io_samples_hist_sums_mv (0042) on every insert into io_samples:
 --
 --   grain        one row per                                     rows for that run   hist
 --   source_step  run, step, direction, host, vm, target             2,944              its buckets

@@ -1,7 +1,7 @@
 -- Each VM's and each source's figures over its step's measured window, computed once per step instead of at
--- every call of the SQL library queries that compare them (issue 4): lagging_vms (grain vm) and
--- step_latency_outliers at grain source. Over all steps of the 320-VM, one-hour bench run lagging_vms cost
--- ~300 ms of ClickHouse CPU per call, ~100 of it in analysis alone, against a 300 ms p95 target. Filled by
+-- every call of the SQL library queries that compare them: lagging_vms (grain vm) and step_latency_outliers
+-- at grain source. Merged at each call, lagging_vms over all steps of the 320-VM, one-hour bench run costs
+-- ~300 ms of ClickHouse CPU, ~100 of it in analysis alone, against a 300 ms p95 target. Filled by
 -- step_windows_refresh (0136), a refreshable view, from the raw samples with the rules those queries apply:
 -- io_samples FINAL inside STEP_ENDED's start..end, latency buckets merged, the p99 by the histogram's rank rule.
 --

@@ -17,10 +17,10 @@
 -- atomic with each other (ClickHouse makes no such promise), which is why the settle time is there.
 --
 -- The computation is the queries' own merge of a VM's or source's samples from io_samples FINAL (their answers
--- are checked against the formulations before this view in tests/integration/sqllib), for both grains in one
--- read (GROUPING SETS). Merging the raw samples costs ~0.1-0.2 s of CPU per step of 320 VMs, once; the step
--- sums of io_samples_hist_sums minus the samples outside the window, which the queries used before, are no
--- faster for a single computation, and that query text cost ~150 ms to analyse at each refresh.
+-- are checked against reference formulations in tests/integration/sqllib), for both grains in one read
+-- (GROUPING SETS). Merging the raw samples costs ~0.1-0.2 s of CPU per step of 320 VMs, once; the step sums of
+-- io_samples_hist_sums minus the samples outside the window are no faster for a single computation, and their
+-- query text costs ~150 ms to analyse at each refresh.
 -- Keys: io_samples_hist_sums leaves target and direction '' at grain vm_step, as the vm rows here do, and a
 -- source always has a direction, so (run, step, host, vm, target, direction) names a row of either grain.
 CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.step_windows_refresh
@@ -140,6 +140,6 @@ FROM tokens AS t
 LEFT JOIN windows AS w ON w.run_id = t.run_id AND w.step_index = t.step_index AND w.host = t.host AND w.vm = t.vm
                       AND w.target = t.target AND w.direction = t.direction
 -- One thread at the lowest CPU priority: a step is computed while the next one streams live, and the live
--- rollups come first (a 10,000-source step: ~2.5 s of CPU, which on all threads at normal priority held up the
--- next step's live rows).
+-- rollups come first (a 10,000-source step: ~2.5 s of CPU, which on all threads at normal priority would hold up
+-- the next step's live rows).
 SETTINGS join_use_nulls = 1, max_threads = 1, os_threads_nice_value_query = 19
