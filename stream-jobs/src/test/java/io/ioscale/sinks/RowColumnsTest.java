@@ -34,6 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class RowColumnsTest {
     static final Path MIGRATIONS = Path.of("..", "sql", "migrations");
+    /** {@code {{name}}}: the column set in fragments/name.sql, which the migration runner writes out. */
+    private static final Pattern FRAGMENT = Pattern.compile("\\{\\{\\s*(\\w+)\\s*\\}\\}");
     private static final Pattern CREATE = Pattern.compile("CREATE TABLE IF NOT EXISTS ioscale\\.(\\w+)\\s*\\((.*?)\\n\\)",
             Pattern.DOTALL);
     /** {@code CREATE TABLE ... AS}: a copy of another table's columns (the rollups' other grains). */
@@ -64,11 +66,23 @@ class RowColumnsTest {
         return rows.stream();
     }
 
+    /** A migration as the runner applies it: each fragment it names written out, other placeholders left. */
+    static String migration(Path p) throws IOException {
+        Matcher f = FRAGMENT.matcher(Files.readString(p));
+        StringBuilder out = new StringBuilder();
+        while (f.find()) {
+            Path fragment = MIGRATIONS.resolve("fragments").resolve(f.group(1) + ".sql");
+            String text = Files.isRegularFile(fragment) ? Files.readString(fragment).stripTrailing() : f.group();
+            f.appendReplacement(out, Matcher.quoteReplacement(text));
+        }
+        return f.appendTail(out).toString();
+    }
+
     /** "name Type" of every column of table {@code ioscale.<table>}, from the migration that creates it. */
     static List<String> columns(String table) throws IOException {
         try (Stream<Path> files = Files.list(MIGRATIONS)) {
-            for (Path p : (Iterable<Path>) files.sorted()::iterator) {
-                String sql = Files.readString(p);
+            for (Path p : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+                String sql = migration(p);
                 Matcher copy = COPY.matcher(sql);
                 if (copy.find() && copy.group(1).equals(table)) {
                     return columns(copy.group(2));
