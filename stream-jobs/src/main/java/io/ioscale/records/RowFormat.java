@@ -1,5 +1,17 @@
 package io.ioscale.records;
 
+import static io.ioscale.records.ColumnType.DATETIME64;
+import static io.ioscale.records.ColumnType.FLOAT64;
+import static io.ioscale.records.ColumnType.INT32;
+import static io.ioscale.records.ColumnType.INT64;
+import static io.ioscale.records.ColumnType.LOW_CARDINALITY_STRING;
+import static io.ioscale.records.ColumnType.NULLABLE_FLOAT64;
+import static io.ioscale.records.ColumnType.STRING;
+import static io.ioscale.records.ColumnType.UINT16;
+import static io.ioscale.records.ColumnType.UINT32;
+import static io.ioscale.records.ColumnType.UINT64;
+import static io.ioscale.records.ColumnType.UINT8;
+
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
 
@@ -8,40 +20,29 @@ import io.ioscale.histogram.SparseBuckets;
  * implement it: {@link RowBinaryWriter} (what the ClickHouse sink inserts: RowBinaryWithNamesAndTypes, so the
  * server checks every name and type against the table) and {@link JsonRowWriter} (the Kafka alerts topic).
  *
+ * <p>A row calls the typed methods ({@code int32}, {@code nullableFloat64}, ...), which name each column's
+ * {@link ColumnType} here, once; a format implements one method per kind of Java value ({@code integer},
+ * {@code text}, {@code real}) and decides from the type how to encode it.
+ *
  * <p>{@code nullableFloat64} and {@code arrayNullableFloat64} write NaN and infinities as NULL.
  */
 public interface RowFormat {
-    String DATETIME64 = "DateTime64(3, 'UTC')";
 
     RowFormat beginRow();
 
     RowFormat endRow();
 
-    /** DateTime64(3, 'UTC') from epoch milliseconds. */
-    RowFormat dateTime64(String name, long epochMs);
+    /** An integer column (Int32, UInt8 .. UInt64, or DateTime64 as epoch ms); the value fits the type. */
+    RowFormat integer(String name, ColumnType type, long value);
 
-    RowFormat string(String name, String value);
+    /** A String or LowCardinality(String) column (null writes ""). */
+    RowFormat text(String name, ColumnType type, String value);
 
-    RowFormat lowCardinality(String name, String value);
+    /** A Float64 or Nullable(Float64) column. */
+    RowFormat real(String name, ColumnType type, double value);
 
     /** A String column holding raw bytes (null writes ""). */
     RowFormat bytes(String name, byte[] value);
-
-    RowFormat int32(String name, int value);
-
-    RowFormat uint8(String name, int value);
-
-    RowFormat uint16(String name, int value);
-
-    RowFormat uint32(String name, long value);
-
-    RowFormat int64(String name, long value);
-
-    RowFormat uint64(String name, long value);
-
-    RowFormat float64(String name, double value);
-
-    RowFormat nullableFloat64(String name, double value);
 
     RowFormat bool(String name, boolean value);
 
@@ -52,6 +53,19 @@ public interface RowFormat {
     RowFormat arrayString(String name, String[] values);
 
     RowFormat arrayNullableFloat64(String name, double[] values);
+
+    // The typed columns a row writes, and the ClickHouse type each stands for. DateTime64(3, 'UTC') is epoch ms.
+    default RowFormat dateTime64(String name, long epochMs) { return integer(name, DATETIME64, epochMs); }
+    default RowFormat string(String name, String value) { return text(name, STRING, value); }
+    default RowFormat lowCardinality(String name, String value) { return text(name, LOW_CARDINALITY_STRING, value); }
+    default RowFormat int32(String name, int value) { return integer(name, INT32, value); }
+    default RowFormat uint8(String name, int value) { return integer(name, UINT8, value); }
+    default RowFormat uint16(String name, int value) { return integer(name, UINT16, value); }
+    default RowFormat uint32(String name, long value) { return integer(name, UINT32, value); }
+    default RowFormat int64(String name, long value) { return integer(name, INT64, value); }
+    default RowFormat uint64(String name, long value) { return integer(name, UINT64, value); }
+    default RowFormat float64(String name, double value) { return real(name, FLOAT64, value); }
+    default RowFormat nullableFloat64(String name, double value) { return real(name, NULLABLE_FLOAT64, value); }
 
     /**
      * A packed histogram ({@link PackedBuckets}) as two columns: {@code indexColumn Array(UInt16)} and

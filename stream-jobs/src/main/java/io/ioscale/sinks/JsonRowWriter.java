@@ -1,5 +1,6 @@
 package io.ioscale.sinks;
 
+import io.ioscale.records.ColumnType;
 import io.ioscale.records.RowFormat;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
@@ -41,67 +42,25 @@ public final class JsonRowWriter implements RowFormat {
     }
 
     @Override
-    public JsonRowWriter string(String name, String value) {
+    public JsonRowWriter text(String name, ColumnType type, String value) {
         name(name);
-        string(value == null ? "" : value);
+        string(value);
         return this;
     }
 
     @Override
-    public JsonRowWriter lowCardinality(String name, String value) {
-        return string(name, value);
-    }
-
-    @Override
-    public JsonRowWriter int32(String name, int value) {
-        return integer(name, value);
-    }
-
-    @Override
-    public JsonRowWriter uint8(String name, int value) {
-        return integer(name, value);
-    }
-
-    @Override
-    public JsonRowWriter uint16(String name, int value) {
-        return integer(name, value);
-    }
-
-    @Override
-    public JsonRowWriter uint32(String name, long value) {
-        return integer(name, value);
-    }
-
-    @Override
-    public JsonRowWriter int64(String name, long value) {
-        return integer(name, value);
-    }
-
-    @Override
-    public JsonRowWriter uint64(String name, long value) {
-        return integer(name, value);
-    }
-
-    private JsonRowWriter integer(String name, long value) {
+    public JsonRowWriter integer(String name, ColumnType type, long value) {
         name(name);
         number(value);
         return this;
     }
 
+    /** Float64 and Nullable(Float64) alike: a non-finite value is null. */
     @Override
-    public JsonRowWriter float64(String name, double value) {
+    public JsonRowWriter real(String name, ColumnType type, double value) {
         name(name);
-        if (Double.isFinite(value)) {
-            ascii(Double.toString(value));
-        } else {
-            ascii("null");
-        }
+        decimal(value);
         return this;
-    }
-
-    @Override
-    public JsonRowWriter nullableFloat64(String name, double value) {
-        return float64(name, value);
     }
 
     @Override
@@ -111,7 +70,7 @@ public final class JsonRowWriter implements RowFormat {
         return this;
     }
 
-    /** A DateTime64(3, 'UTC') value from epoch milliseconds. */
+    /** A DateTime64(3, 'UTC') value from epoch milliseconds, as ClickHouse prints it (not the number). */
     @Override
     public JsonRowWriter dateTime64(String name, long epochMs) {
         name(name);
@@ -136,61 +95,45 @@ public final class JsonRowWriter implements RowFormat {
         return this;
     }
 
+    // One loop per element type: Java has no generics over primitives, and boxing would allocate per value.
     @Override
     public JsonRowWriter arrayUInt16(String name, int[] values) {
-        name(name);
-        put((byte) '[');
+        openArray(name);
         for (int i = 0; i < values.length; i++) {
-            if (i > 0) {
-                put((byte) ',');
-            }
+            separate(i);
             number(values[i]);
         }
-        put((byte) ']');
-        return this;
+        return closeArray();
     }
 
     @Override
     public JsonRowWriter arrayUInt64(String name, long[] values) {
-        name(name);
-        put((byte) '[');
+        openArray(name);
         for (int i = 0; i < values.length; i++) {
-            if (i > 0) {
-                put((byte) ',');
-            }
+            separate(i);
             number(values[i]);
         }
-        put((byte) ']');
-        return this;
+        return closeArray();
     }
 
     @Override
     public JsonRowWriter arrayString(String name, String[] values) {
-        name(name);
-        put((byte) '[');
+        openArray(name);
         for (int i = 0; i < values.length; i++) {
-            if (i > 0) {
-                put((byte) ',');
-            }
-            string(values[i] == null ? "" : values[i]);
+            separate(i);
+            string(values[i]);
         }
-        put((byte) ']');
-        return this;
+        return closeArray();
     }
 
-    /** Non-finite values become null. */
     @Override
     public JsonRowWriter arrayNullableFloat64(String name, double[] values) {
-        name(name);
-        put((byte) '[');
+        openArray(name);
         for (int i = 0; i < values.length; i++) {
-            if (i > 0) {
-                put((byte) ',');
-            }
-            ascii(Double.isFinite(values[i]) ? Double.toString(values[i]) : "null");
+            separate(i);
+            decimal(values[i]);
         }
-        put((byte) ']');
-        return this;
+        return closeArray();
     }
 
     /** Raw bytes as a JSON string, byte for byte (see the class comment); null writes "". */
@@ -242,9 +185,27 @@ public final class JsonRowWriter implements RowFormat {
         put((byte) ':');
     }
 
+    private void openArray(String name) {
+        name(name);
+        put((byte) '[');
+    }
+
+    /** The comma before every array element but the first. */
+    private void separate(int i) {
+        if (i > 0) {
+            put((byte) ',');
+        }
+    }
+
+    private JsonRowWriter closeArray() {
+        put((byte) ']');
+        return this;
+    }
+
+    /** Null writes "". */
     private void string(String s) {
         put((byte) '"');
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+        for (byte b : (s == null ? "" : s).getBytes(StandardCharsets.UTF_8)) {
             escaped(b);
         }
         put((byte) '"');
@@ -264,6 +225,11 @@ public final class JsonRowWriter implements RowFormat {
         } else {
             put(b);
         }
+    }
+
+    /** A non-finite value is null. */
+    private void decimal(double v) {
+        ascii(Double.isFinite(v) ? Double.toString(v) : "null");
     }
 
     /** Decimal digits straight into the buffer (no String per number: rows carry hundreds of bucket counts). */

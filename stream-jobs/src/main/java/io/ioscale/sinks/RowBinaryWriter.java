@@ -1,6 +1,7 @@
 package io.ioscale.sinks;
 
 import io.ioscale.histogram.PackedBuckets;
+import io.ioscale.records.ColumnType;
 import io.ioscale.records.RowFormat;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -54,10 +55,10 @@ public final class RowBinaryWriter implements RowFormat {
         return this;
     }
 
-    private void col(String name, String type) {
+    private void col(String name, ColumnType type) {
         if (!headerKnown) {
             names.add(name);
-            types.add(type);
+            types.add(type.sql());
         } else {
             String expected = names.get(column);
             if (expected != name && !expected.equals(name)) { // literals: usually the same instance
@@ -68,29 +69,38 @@ public final class RowBinaryWriter implements RowFormat {
     }
 
     @Override
-    public RowFormat dateTime64(String name, long epochMs) {
-        col(name, DATETIME64);
-        putLong(epochMs);
+    public RowFormat integer(String name, ColumnType type, long value) {
+        col(name, type);
+        putFixed(value, switch (type) {
+            case UINT8 -> 1;
+            case UINT16 -> 2;
+            case INT32, UINT32 -> 4;
+            default -> 8; // Int64, UInt64, DateTime64
+        });
         return this;
     }
 
     @Override
-    public RowFormat string(String name, String value) {
-        col(name, "String");
+    public RowFormat text(String name, ColumnType type, String value) {
+        col(name, type);
         putString(value);
         return this;
     }
 
     @Override
-    public RowFormat lowCardinality(String name, String value) {
-        col(name, "LowCardinality(String)");
-        putString(value);
+    public RowFormat real(String name, ColumnType type, double value) {
+        col(name, type);
+        if (type == ColumnType.NULLABLE_FLOAT64) {
+            putNullableDouble(value);
+        } else {
+            putFixed(Double.doubleToRawLongBits(value), 8);
+        }
         return this;
     }
 
     @Override
     public RowFormat bytes(String name, byte[] value) {
-        col(name, "String");
+        col(name, ColumnType.STRING);
         byte[] v = value == null ? new byte[0] : value;
         putVarint(v.length);
         putBytes(v);
@@ -98,73 +108,15 @@ public final class RowBinaryWriter implements RowFormat {
     }
 
     @Override
-    public RowFormat int32(String name, int value) {
-        col(name, "Int32");
-        putInt(value);
-        return this;
-    }
-
-    @Override
-    public RowFormat uint8(String name, int value) {
-        col(name, "UInt8");
-        ensure(1);
-        buf[len++] = (byte) value;
-        return this;
-    }
-
-    @Override
-    public RowFormat uint16(String name, int value) {
-        col(name, "UInt16");
-        putShort(value);
-        return this;
-    }
-
-    @Override
-    public RowFormat uint32(String name, long value) {
-        col(name, "UInt32");
-        putInt((int) value);
-        return this;
-    }
-
-    @Override
-    public RowFormat int64(String name, long value) {
-        col(name, "Int64");
-        putLong(value);
-        return this;
-    }
-
-    @Override
-    public RowFormat uint64(String name, long value) {
-        col(name, "UInt64");
-        putLong(value);
-        return this;
-    }
-
-    @Override
-    public RowFormat float64(String name, double value) {
-        col(name, "Float64");
-        putLong(Double.doubleToRawLongBits(value));
-        return this;
-    }
-
-    @Override
-    public RowFormat nullableFloat64(String name, double value) {
-        col(name, "Nullable(Float64)");
-        putNullableDouble(value);
-        return this;
-    }
-
-    @Override
     public RowFormat bool(String name, boolean value) {
-        col(name, "Bool");
-        ensure(1);
-        buf[len++] = (byte) (value ? 1 : 0);
+        col(name, ColumnType.BOOL);
+        putFixed(value ? 1 : 0, 1);
         return this;
     }
 
     @Override
     public RowFormat arrayUInt16(String name, int[] values) {
-        col(name, "Array(UInt16)");
+        col(name, ColumnType.ARRAY_UINT16);
         putVarint(values.length);
         ensure(2 * values.length);
         for (int v : values) {
@@ -176,7 +128,7 @@ public final class RowBinaryWriter implements RowFormat {
 
     @Override
     public RowFormat arrayUInt64(String name, long[] values) {
-        col(name, "Array(UInt64)");
+        col(name, ColumnType.ARRAY_UINT64);
         putVarint(values.length);
         ensure(8 * values.length);
         byte[] b = buf;
@@ -191,7 +143,7 @@ public final class RowBinaryWriter implements RowFormat {
 
     @Override
     public RowFormat arrayString(String name, String[] values) {
-        col(name, "Array(String)");
+        col(name, ColumnType.ARRAY_STRING);
         putVarint(values.length);
         for (String v : values) {
             putString(v);
@@ -201,7 +153,7 @@ public final class RowBinaryWriter implements RowFormat {
 
     @Override
     public RowFormat arrayNullableFloat64(String name, double[] values) {
-        col(name, "Array(Nullable(Float64))");
+        col(name, ColumnType.ARRAY_NULLABLE_FLOAT64);
         putVarint(values.length);
         for (double v : values) {
             putNullableDouble(v);
@@ -216,14 +168,14 @@ public final class RowBinaryWriter implements RowFormat {
     @Override
     public RowFormat packedBuckets(String indexColumn, String countColumn, byte[] packed) {
         int n = PackedBuckets.size(packed);
-        col(indexColumn, "Array(UInt16)");
+        col(indexColumn, ColumnType.ARRAY_UINT16);
         putVarint(n);
         ensure(2 * n);
         if (n > 0) {
             System.arraycopy(packed, PackedBuckets.INDEXES_AT, buf, len, 2 * n);
             len += 2 * n;
         }
-        col(countColumn, "Array(UInt64)");
+        col(countColumn, ColumnType.ARRAY_UINT64);
         putVarint(n);
         ensure(8 * n);
         len = PackedBuckets.putCountsAsUInt64(packed, n, buf, len);
@@ -300,23 +252,11 @@ public final class RowBinaryWriter implements RowFormat {
         buf[len++] = (byte) v;
     }
 
-    private void putShort(int v) {
-        ensure(2);
-        buf[len++] = (byte) v;
-        buf[len++] = (byte) (v >>> 8);
-    }
-
-    private void putInt(int v) {
-        ensure(4);
-        buf[len++] = (byte) v;
-        buf[len++] = (byte) (v >>> 8);
-        buf[len++] = (byte) (v >>> 16);
-        buf[len++] = (byte) (v >>> 24);
-    }
-
-    private void putLong(long v) {
+    /** The low {@code bytes} bytes of {@code v}, little-endian (all 8 are stored; the rest is overwritten next). */
+    private void putFixed(long v, int bytes) {
         ensure(8);
-        putLongUnchecked(v);
+        LONG_LE.set(buf, len, v);
+        len += bytes;
     }
 
     private void putLongUnchecked(long v) {
