@@ -7,6 +7,7 @@ import io.ioscale.records.CpuSample;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
+import io.ioscale.records.Sample;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.generic.GenericRecord;
@@ -21,13 +22,7 @@ public final class AvroRecords {
     private AvroRecords() {}
 
     public static IoSample ioSample(GenericRecord r) {
-        IoSample s = new IoSample();
-        s.tsMs = (Long) r.get("ts_ms");
-        s.intervalMs = (Integer) r.get("interval_ms");
-        s.runId = str(r, "run_id");
-        s.stepIndex = (Integer) r.get("step_index");
-        s.host = str(r, "host");
-        s.vm = str(r, "vm");
+        IoSample s = sample(new IoSample(), r);
         s.target = str(r, "target");
         s.direction = str(r, "direction");
         s.ops = (Long) r.get("ops");
@@ -51,17 +46,13 @@ public final class AvroRecords {
     public static IoSample check(IoSample s) {
         nonNegative("ops", s.ops);
         nonNegative("bytes", s.bytes);
-        if (!(s.outstandingIos >= 0) || Double.isInfinite(s.outstandingIos)) {
-            throw new IllegalArgumentException("outstanding_ios " + s.outstandingIos + " is not a finite number >= 0");
-        }
+        nonNegativeFinite("outstanding_ios", s.outstandingIos);
         nonNegative("errors", s.errors);
         nonNegative("latency_count", s.latencyCount);
         nonNegative("latency_sum_ns", s.latencySumNs);
         nonNegative("latency_min_ns", s.latencyMinNs);
         nonNegative("latency_max_ns", s.latencyMaxNs);
-        if (s.intervalMs < 0) {
-            throw new IllegalArgumentException("interval_ms " + s.intervalMs + " is negative");
-        }
+        nonNegative("interval_ms", s.intervalMs);
         checkHistogram(s);
         return s;
     }
@@ -140,13 +131,7 @@ public final class AvroRecords {
     }
 
     public static CpuSample cpuSample(GenericRecord r) {
-        CpuSample s = new CpuSample();
-        s.tsMs = (Long) r.get("ts_ms");
-        s.intervalMs = (Integer) r.get("interval_ms");
-        s.runId = str(r, "run_id");
-        s.stepIndex = (Integer) r.get("step_index");
-        s.host = str(r, "host");
-        s.vm = str(r, "vm");
+        CpuSample s = sample(new CpuSample(), r);
         s.scope = str(r, "scope");
         s.cpu = (Integer) r.get("cpu");
         s.logicalProcessors = (Integer) r.get("logical_processors");
@@ -158,26 +143,16 @@ public final class AvroRecords {
         s.iowaitPct = (Double) r.get("iowait_pct");
         s.interruptsPerS = (Double) r.get("interrupts_per_s");
         s.dpcsPerS = (Double) r.get("dpcs_per_s");
-        if (!(s.utilizationPct >= 0) || Double.isInfinite(s.utilizationPct)) {
-            throw new IllegalArgumentException("utilization_pct " + s.utilizationPct + " is not a finite number >= 0");
-        }
-        if (s.intervalMs < 0) {
-            throw new IllegalArgumentException("interval_ms " + s.intervalMs + " is negative");
-        }
+        nonNegativeFinite("utilization_pct", s.utilizationPct);
+        nonNegative("interval_ms", s.intervalMs);
         return s;
     }
 
     public static PortSample portSample(GenericRecord r) {
-        PortSample s = new PortSample();
-        s.tsMs = (Long) r.get("ts_ms");
-        s.intervalMs = (Integer) r.get("interval_ms");
-        s.runId = str(r, "run_id");
-        s.stepIndex = (Integer) r.get("step_index");
-        s.host = str(r, "host");
+        PortSample s = sample(new PortSample(), r);
         s.portId = str(r, "port_id");
         s.kind = str(r, "kind");
         s.queue = (Integer) r.get("queue");
-        s.vm = str(r, "vm");
         s.linkSpeedBps = nonNegative("link_speed_bps", (Long) r.get("link_speed_bps"));
         s.rxBytes = nonNegative("rx_bytes", (Long) r.get("rx_bytes"));
         s.txBytes = nonNegative("tx_bytes", (Long) r.get("tx_bytes"));
@@ -186,9 +161,7 @@ public final class AvroRecords {
         s.rxErrors = nonNegative("rx_errors", (Long) r.get("rx_errors"));
         s.txErrors = nonNegative("tx_errors", (Long) r.get("tx_errors"));
         s.interrupts = nonNegative("interrupts", (Long) r.get("interrupts"));
-        if (s.intervalMs < 0) {
-            throw new IllegalArgumentException("interval_ms " + s.intervalMs + " is negative");
-        }
+        nonNegative("interval_ms", s.intervalMs);
         return s;
     }
 
@@ -232,6 +205,17 @@ public final class AvroRecords {
         return e;
     }
 
+    /** The fields every sample starts with (interval_ms is checked with the sample's other rules). */
+    private static <S extends Sample> S sample(S s, GenericRecord r) {
+        s.tsMs = (Long) r.get("ts_ms");
+        s.intervalMs = (Integer) r.get("interval_ms");
+        s.runId = str(r, "run_id");
+        s.stepIndex = (Integer) r.get("step_index");
+        s.host = str(r, "host");
+        s.vm = str(r, "vm");
+        return s;
+    }
+
     private static String str(GenericRecord r, String field) {
         Object v = r.get(field);
         return v == null ? "" : v.toString(); // Utf8 and EnumSymbol both render their text
@@ -242,6 +226,12 @@ public final class AvroRecords {
             throw new IllegalArgumentException(field + " " + v + " is negative");
         }
         return v;
+    }
+
+    private static void nonNegativeFinite(String field, double v) {
+        if (!(v >= 0) || Double.isInfinite(v)) {
+            throw new IllegalArgumentException(field + " " + v + " is not a finite number >= 0");
+        }
     }
 
     private static int[] ints(Object array) {

@@ -5,13 +5,7 @@ package io.ioscale.records;
  * root partition, hypervisor, VM, guest) and logical CPU ({@code cpu = -1}: the total of the scope).
  * A Flink POJO; {@code tags} is not carried.
  */
-public class CpuSample {
-    public long tsMs;
-    public int intervalMs;
-    public String runId = "";
-    public int stepIndex = -1;
-    public String host = "";
-    public String vm = "";
+public class CpuSample extends Sample {
     /** HOST, ROOT_PARTITION, HYPERVISOR, VM or GUEST (the Avro enum symbol). */
     public String scope = "HOST";
     /** Logical CPU; -1 for the total over the scope's CPUs. */

@@ -17,15 +17,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * them) and {@code tags}.
  */
 @TypeInfo(IoSampleSerializer.Factory.class)
-public class IoSample {
-    /** Start of the interval, UTC epoch ms: the event time. */
-    public long tsMs;
-    public int intervalMs;
-    public String runId = "";
-    /** 0-based load step; -1 when the collector does not know it. */
-    public int stepIndex = -1;
-    public String host = "";
-    public String vm = "";
+public class IoSample extends Sample {
     public String target = "";
     /** READ or WRITE (the Avro enum symbol). */
     public String direction = "READ";

@@ -8,18 +8,12 @@ package io.ioscale.records;
  * {@code LinkCapacityRule}) from the run's {@code LinkCapacity} or from
  * {@link #linkSpeedBps}, before the port rollups.
  */
-public class PortSample {
-    public long tsMs;
-    public int intervalMs;
-    public String runId = "";
-    public int stepIndex = -1;
-    public String host = "";
+public class PortSample extends Sample {
     public String portId = "";
     /** FC_HBA, NIC, NIC_VMQ, SAS or OTHER (the Avro enum symbol). */
     public String kind = "OTHER";
     /** NIC VMQ/RSS queue; -1 for the whole port. */
     public int queue = -1;
-    public String vm = "";
     public long linkSpeedBps;
     public long rxBytes;
     public long txBytes;

@@ -27,11 +27,6 @@ public class CpuRollup
     }
 
     @Override
-    public long eventTimeMs(CpuSample s) {
-        return s.tsMs;
-    }
-
-    @Override
     public CpuAccumulator createAccumulator() {
         return new CpuAccumulator();
     }

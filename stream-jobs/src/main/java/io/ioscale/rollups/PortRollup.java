@@ -29,11 +29,6 @@ public class PortRollup extends SampleRollup<Tuple5<String, Integer, String, Str
     }
 
     @Override
-    public long eventTimeMs(PortSample s) {
-        return s.tsMs;
-    }
-
-    @Override
     public PortAccumulator createAccumulator() {
         return new PortAccumulator();
     }

@@ -1,13 +1,14 @@
 package io.ioscale.rollups;
 
+import io.ioscale.records.Sample;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /**
  * What the rollups of samples whose accumulator adds a sample and merges its own kind share (CPU and port
- * samples): adding, merging and the accumulator's type (a Flink POJO). A subclass says the sample's event time,
- * creates the accumulator and makes the row.
+ * samples): the event time, adding, merging and the accumulator's type (a Flink POJO). A subclass creates the
+ * accumulator and makes the row.
  */
-abstract class SampleRollup<K, IN, ACC extends SampleRollup.Accumulator<IN, ACC>, OUT>
+abstract class SampleRollup<K, IN extends Sample, ACC extends SampleRollup.Accumulator<IN, ACC>, OUT>
         implements GrainRollup<K, IN, ACC, OUT> {
     private static final long serialVersionUID = 1L;
 
@@ -22,6 +23,11 @@ abstract class SampleRollup<K, IN, ACC extends SampleRollup.Accumulator<IN, ACC>
 
     SampleRollup(Class<ACC> accumulatorClass) {
         this.accumulatorClass = accumulatorClass;
+    }
+
+    @Override
+    public long eventTimeMs(IN sample) {
+        return sample.tsMs;
     }
 
     @Override
