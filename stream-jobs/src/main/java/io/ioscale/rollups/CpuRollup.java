@@ -23,12 +23,7 @@ public class CpuRollup
     }
 
     public CpuRollup() {
-        super(CpuAccumulator.class);
-    }
-
-    @Override
-    public CpuAccumulator createAccumulator() {
-        return new CpuAccumulator();
+        super(CpuAccumulator.class, CpuAccumulator::new);
     }
 
     @Override

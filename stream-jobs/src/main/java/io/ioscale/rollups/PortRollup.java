@@ -25,12 +25,7 @@ public class PortRollup extends SampleRollup<Tuple5<String, Integer, String, Str
     }
 
     public PortRollup() {
-        super(PortAccumulator.class);
-    }
-
-    @Override
-    public PortAccumulator createAccumulator() {
-        return new PortAccumulator();
+        super(PortAccumulator.class, PortAccumulator::new);
     }
 
     @Override

@@ -2,11 +2,12 @@ package io.ioscale.rollups;
 
 import io.ioscale.records.Sample;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.util.function.SerializableSupplier;
 
 /**
  * What the rollups of samples whose accumulator adds a sample and merges its own kind share (CPU and port
- * samples): the event time, adding, merging and the accumulator's type (a Flink POJO). A subclass creates the
- * accumulator and makes the row.
+ * samples): the event time, the accumulator (a Flink POJO: its type, making, adding and merging). A subclass
+ * makes the row.
  */
 abstract class SampleRollup<K, IN extends Sample, ACC extends SampleRollup.Accumulator<IN, ACC>, OUT>
         implements GrainRollup<K, IN, ACC, OUT> {
@@ -20,14 +21,21 @@ abstract class SampleRollup<K, IN extends Sample, ACC extends SampleRollup.Accum
     }
 
     private final Class<ACC> accumulatorClass;
+    private final SerializableSupplier<ACC> newAccumulator;
 
-    SampleRollup(Class<ACC> accumulatorClass) {
+    SampleRollup(Class<ACC> accumulatorClass, SerializableSupplier<ACC> newAccumulator) {
         this.accumulatorClass = accumulatorClass;
+        this.newAccumulator = newAccumulator;
     }
 
     @Override
     public long eventTimeMs(IN sample) {
         return sample.tsMs;
+    }
+
+    @Override
+    public ACC createAccumulator() {
+        return newAccumulator.get();
     }
 
     @Override
