@@ -318,12 +318,16 @@ public final class LatencyHistogram implements Serializable {
     public LatencyHistogram copy() {
         LatencyHistogram h = new LatencyHistogram();
         h.buckets = buckets.copy();
-        h.count = count;
-        h.sumNs = sumNs;
-        h.minNs = minNs;
-        h.maxNs = maxNs;
-        h.overflowCount = overflowCount;
-        return h;
+        return h.withStatistics(count, sumNs, minNs, maxNs, overflowCount);
+    }
+
+    private LatencyHistogram withStatistics(long count, long sumNs, long minNs, long maxNs, long overflowCount) {
+        this.count = count;
+        this.sumNs = sumNs;
+        this.minNs = minNs;
+        this.maxNs = maxNs;
+        this.overflowCount = overflowCount;
+        return this;
     }
 
     // ---------------------------------------------------------------------------------------------- sparse form
@@ -420,12 +424,7 @@ public final class LatencyHistogram implements Serializable {
         for (int i = 0; i < n; i++) {
             c[indexes[i] - base] = counts[i];
         }
-        h.count = total;
-        h.sumNs = sumNs;
-        h.minNs = minNs;
-        h.maxNs = maxNs;
-        h.overflowCount = overflowCount;
-        return h;
+        return h.withStatistics(total, sumNs, minNs, maxNs, overflowCount);
     }
 
     // ---------------------------------------------------------------------------------------------- quantiles

@@ -136,7 +136,10 @@ public final class IoSampleSerializer extends FieldSerializer<IoSample> {
         return new Snapshot();
     }
 
-    /** No configuration: the layout is the class's (version 1). */
+    /**
+     * No configuration: the layout is the class's (version 1). A class of its own per serializer: Flink restores a
+     * snapshot by its class name.
+     */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<IoSample> {
         public Snapshot() {
             super(() -> INSTANCE);

@@ -17,7 +17,8 @@ public class CpuAccumulator implements SampleRollup.Accumulator<CpuSample, CpuAc
     public double dpcsPerS;
     public double maxUtilizationPct = Double.NaN;
     public int logicalProcessors;
-    // Per CPU (cpu >= 0).
+    // Per CPU (cpu >= 0): the same sums as the totals, as flat fields rather than a second object, since an
+    // accumulator is made per key and 1 s window.
     public long perCpuSamples;
     public double perCpuIntervalMs;
     public double perCpuUtilization;

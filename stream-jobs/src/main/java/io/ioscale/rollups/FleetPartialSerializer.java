@@ -49,7 +49,10 @@ public final class FleetPartialSerializer extends FieldSerializer<FleetPartial> 
         return new Snapshot();
     }
 
-    /** No configuration: the layout is the class's (version 1). */
+    /**
+     * No configuration: the layout is the class's (version 1). A class of its own per serializer: Flink restores a
+     * snapshot by its class name.
+     */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<FleetPartial> {
         public Snapshot() {
             super(() -> INSTANCE);

@@ -143,7 +143,10 @@ public final class IoAccumulatorSerializer extends FieldSerializer<IoAccumulator
         return new Snapshot();
     }
 
-    /** No configuration: the layout is the class's (version 1). */
+    /**
+     * No configuration: the layout is the class's (version 1). A class of its own per serializer: Flink restores a
+     * snapshot by its class name.
+     */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<IoAccumulator> {
         public Snapshot() {
             super(() -> INSTANCE);

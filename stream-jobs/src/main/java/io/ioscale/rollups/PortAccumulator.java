@@ -35,11 +35,7 @@ public class PortAccumulator implements SampleRollup.Accumulator<PortSample, Por
         interrupts += s.interrupts;
         maxIntervalMs = Math.max(maxIntervalMs, s.intervalMs);
         linkSpeedBps = Math.max(linkSpeedBps, s.linkSpeedBps);
-        if (s.capacityBytesPerS > capacityBytesPerS) {
-            capacityBytesPerS = s.capacityBytesPerS;
-            capacitySource = s.capacitySource;
-            fullDuplex = s.fullDuplex;
-        }
+        keepLargestCapacity(s.capacityBytesPerS, s.capacitySource, s.fullDuplex);
         kind = s.kind;
         vm = s.vm;
     }
@@ -56,15 +52,20 @@ public class PortAccumulator implements SampleRollup.Accumulator<PortSample, Por
         interrupts += o.interrupts;
         maxIntervalMs = Math.max(maxIntervalMs, o.maxIntervalMs);
         linkSpeedBps = Math.max(linkSpeedBps, o.linkSpeedBps);
-        if (o.capacityBytesPerS > capacityBytesPerS) {
-            capacityBytesPerS = o.capacityBytesPerS;
-            capacitySource = o.capacitySource;
-            fullDuplex = o.fullDuplex;
-        }
+        keepLargestCapacity(o.capacityBytesPerS, o.capacitySource, o.fullDuplex);
         if (!o.kind.isEmpty()) {
             kind = o.kind;
             vm = o.vm;
         }
         return this;
+    }
+
+    /** The largest known capacity wins, with where it came from and the link's duplex. */
+    private void keepLargestCapacity(double bytesPerS, String source, boolean duplex) {
+        if (bytesPerS > capacityBytesPerS) {
+            capacityBytesPerS = bytesPerS;
+            capacitySource = source;
+            fullDuplex = duplex;
+        }
     }
 }

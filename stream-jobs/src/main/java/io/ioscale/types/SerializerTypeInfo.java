@@ -83,17 +83,16 @@ public final class SerializerTypeInfo<T> extends TypeInformation<T> {
      * constructor (Flink instantiates it) passes the class and its serializer.
      */
     public abstract static class Factory<T> extends TypeInfoFactory<T> {
-        private final Class<T> type;
-        private final TypeSerializer<T> serializer;
+        private final SerializerTypeInfo<T> info;
 
         protected Factory(Class<T> type, TypeSerializer<T> serializer) {
-            this.type = type;
-            this.serializer = serializer;
+            this.info = new SerializerTypeInfo<>(type, serializer);
         }
 
+        /** The same instance each time: it is immutable, and each serializer it creates is a duplicate. */
         @Override
         public TypeInformation<T> createTypeInfo(Type t, Map<String, TypeInformation<?>> generics) {
-            return new SerializerTypeInfo<>(type, serializer);
+            return info;
         }
     }
 }
