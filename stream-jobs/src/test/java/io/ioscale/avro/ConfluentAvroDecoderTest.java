@@ -2,6 +2,8 @@ package io.ioscale.avro;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.ioscale.testing.AvroFrames.frame;
+import static io.ioscale.testing.AvroFrames.symbol;
 
 import com.sun.net.httpserver.HttpServer;
 import io.ioscale.histogram.LatencyHistogram;
@@ -12,10 +14,9 @@ import io.ioscale.records.IoSample;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
 import io.ioscale.jobs.AnalyticsJob;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
+import io.ioscale.testing.AvroFrames;
+import io.ioscale.testing.TestData;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,10 +25,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -64,50 +62,68 @@ class ConfluentAvroDecoderTest {
     private final WriterSchemas schemas = registry::get;
 
     static GenericRecord ioRecord() {
-        GenericRecord r = new GenericData.Record(IO);
-        LatencyHistogram h = new LatencyHistogram();
-        h.recordMany(new long[] {900, 1_000, 1_100, 250_000});
-        r.put("ts_ms", 1_700_000_000_123L);
-        r.put("interval_ms", 1000);
-        r.put("run_id", "run-7");
-        r.put("step_index", 2);
-        r.put("host", "h1");
-        r.put("vm", "vm3");
-        r.put("target", "sdb");
-        r.put("direction", new GenericData.EnumSymbol(IO.getField("direction").schema(), "WRITE"));
-        r.put("ops", 4L);
-        r.put("bytes", 4L * 8192);
-        r.put("outstanding_ios", 3.5);
-        r.put("errors", 0L);
-        r.put("latency_count", h.count());
-        r.put("latency_sum_ns", h.sumNs());
-        r.put("latency_min_ns", h.minNs());
-        r.put("latency_max_ns", h.maxNs());
-        r.put("latency_hist_scheme", 1);
-        List<Integer> idx = new ArrayList<>();
-        for (int i : h.toSparse().indexes()) {
-            idx.add(i);
-        }
-        List<Long> cnt = new ArrayList<>();
-        for (long c : h.toSparse().counts()) {
-            cnt.add(c);
-        }
-        r.put("latency_bucket_index", idx);
-        r.put("latency_bucket_count", cnt);
+        IoSample s = TestData.io("run-7", 2, 1_700_000_000_123L, "h1", "vm3", "sdb", "WRITE",
+                new long[] {900, 1_000, 1_100, 250_000}, 8192, 3.5);
+        GenericRecord r = AvroFrames.ioRecord(IO, s);
         r.put("percentile_q", List.of(0.99));
         r.put("percentile_ns", List.of(250_000L));
         r.put("tags", Map.of("k", "v"));
         return r;
     }
 
-    static byte[] frame(int schemaId, Schema writer, GenericRecord record) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(0);
-        out.write(ByteBuffer.allocate(4).putInt(schemaId).array());
-        BinaryEncoder enc = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(writer).write(record, enc);
-        enc.flush();
-        return out.toByteArray();
+    /** The record with its exact latency statistics zeroed (a source that sends only buckets). */
+    static GenericRecord withoutStatistics(GenericRecord r) {
+        r.put("latency_count", 0L);
+        r.put("latency_sum_ns", 0L);
+        r.put("latency_min_ns", 0L);
+        r.put("latency_max_ns", 0L);
+        return r;
+    }
+
+    /** An IoSample in the older writer schema ({@link #IO_OLD}). */
+    static GenericRecord oldIoRecord(String direction) {
+        GenericRecord old = new GenericData.Record(IO_OLD);
+        old.put("ts_ms", 5L);
+        old.put("interval_ms", 1000);
+        old.put("run_id", "r");
+        old.put("step_index", -1);
+        old.put("host", "h");
+        old.put("target", "t");
+        old.put("direction", symbol(IO_OLD, "direction", direction));
+        old.put("ops", 10L);
+        old.put("bytes", 40960L);
+        return old;
+    }
+
+    /** A RunEvent of run "r" with its optional fields empty or null. */
+    static GenericRecord runRecord(String eventType) {
+        GenericRecord run = new GenericData.Record(RUN);
+        run.put("event_type", symbol(RUN, "event_type", eventType));
+        run.put("ts_ms", 1L);
+        run.put("run_id", "r");
+        run.put("scenario", "");
+        run.put("tool", symbol(RUN, "tool", "FIO"));
+        run.put("description", "");
+        run.put("hosts", List.of());
+        run.put("step_index", -1);
+        run.put("step_label", "");
+        run.put("load", null);
+        run.put("links", List.of());
+        run.put("start_ms", null);
+        run.put("end_ms", null);
+        run.put("tags", Map.of());
+        return run;
+    }
+
+    /** A sample of run "r", step 0, host "h" at ts 1 in {@code schema}; its other fields at their defaults. */
+    static GenericRecord sampleRecord(Schema schema) {
+        GenericRecord r = AvroFrames.withDefaults(schema);
+        r.put("ts_ms", 1L);
+        r.put("interval_ms", 1000);
+        r.put("run_id", "r");
+        r.put("step_index", 0);
+        r.put("host", "h");
+        return r;
     }
 
     /** The generic path (GenericRecord + converter) unless {@code direct}: IoSampleReader, as the job uses. */
@@ -132,22 +148,9 @@ class ConfluentAvroDecoderTest {
 
     @Test
     void directReaderAndGenericPathDecodeTheSameSamples() throws Exception {
-        GenericRecord noStats = ioRecord();
-        noStats.put("latency_count", 0L);
-        noStats.put("latency_sum_ns", 0L);
-        noStats.put("latency_min_ns", 0L);
-        noStats.put("latency_max_ns", 0L);
-        GenericRecord old = new GenericData.Record(IO_OLD);
-        old.put("ts_ms", 5L);
-        old.put("interval_ms", 1000);
-        old.put("run_id", "r");
-        old.put("step_index", -1);
-        old.put("host", "h");
-        old.put("target", "t");
-        old.put("direction", new GenericData.EnumSymbol(IO_OLD.getField("direction").schema(), "WRITE"));
-        old.put("ops", 10L);
-        old.put("bytes", 40960L);
-        List<byte[]> frames = List.of(frame(1, IO, ioRecord()), frame(1, IO, noStats), frame(3, IO_OLD, old));
+        GenericRecord noStats = withoutStatistics(ioRecord());
+        List<byte[]> frames = List.of(frame(1, IO, ioRecord()), frame(1, IO, noStats),
+                frame(3, IO_OLD, oldIoRecord("WRITE")));
         ConfluentAvroDecoder<IoSample> generic = new ConfluentAvroDecoder<>(IO, schemas, AvroRecords::ioSample);
         ConfluentAvroDecoder<IoSample> fast = ConfluentAvroDecoder.direct(IO, schemas, new IoSampleReader(),
                 AvroRecords::check);
@@ -185,17 +188,7 @@ class ConfluentAvroDecoderTest {
     @Test
     void resolvesAnOlderWriterSchemaWithTheReaderDefaults() throws Exception {
         bothPaths(() -> {
-            GenericRecord old = new GenericData.Record(IO_OLD);
-            old.put("ts_ms", 5L);
-            old.put("interval_ms", 1000);
-            old.put("run_id", "r");
-            old.put("step_index", -1);
-            old.put("host", "h");
-            old.put("target", "t");
-            old.put("direction", new GenericData.EnumSymbol(IO_OLD.getField("direction").schema(), "READ"));
-            old.put("ops", 10L);
-            old.put("bytes", 40960L);
-            IoSample s = ioDecoder().decode(frame(3, IO_OLD, old));
+            IoSample s = ioDecoder().decode(frame(3, IO_OLD, oldIoRecord("READ")));
             assertThat(s.vm).isEmpty();
             assertThat(s.outstandingIos).isZero();
             assertThat(s.latencyCount).isZero();
@@ -217,21 +210,7 @@ class ConfluentAvroDecoderTest {
                     .hasMessage("unknown_schema_id: schema id 77 is not in the registry")
                     .extracting(e -> ((DecodeException) e).schemaId()).isEqualTo(77);
             // A RunEvent written to the I/O topic: does not resolve to IoSample.
-            GenericRecord run = new GenericData.Record(RUN);
-            run.put("event_type", new GenericData.EnumSymbol(RUN.getField("event_type").schema(), "RUN_STARTED"));
-            run.put("ts_ms", 1L);
-            run.put("run_id", "r");
-            run.put("scenario", "");
-            run.put("tool", new GenericData.EnumSymbol(RUN.getField("tool").schema(), "FIO"));
-            run.put("description", "");
-            run.put("hosts", List.of());
-            run.put("step_index", -1);
-            run.put("step_label", "");
-            run.put("load", null);
-            run.put("links", List.of());
-            run.put("start_ms", null);
-            run.put("end_ms", null);
-            run.put("tags", Map.of());
+            GenericRecord run = runRecord("RUN_STARTED");
             assertThatThrownBy(() -> d.decode(frame(2, RUN, run)))
                     .isInstanceOf(DecodeException.class).hasMessageStartingWith("undecodable: ");
             byte[] good = frame(1, IO, ioRecord());
@@ -286,11 +265,7 @@ class ConfluentAvroDecoderTest {
     @Test
     void bucketsWithoutStatisticsGetStatisticsFromTheBuckets() throws Exception {
         bothPaths(() -> {
-            GenericRecord r = ioRecord();
-            r.put("latency_count", 0L);
-            r.put("latency_sum_ns", 0L);
-            r.put("latency_min_ns", 0L);
-            r.put("latency_max_ns", 0L);
+            GenericRecord r = withoutStatistics(ioRecord());
             IoSample s = ioDecoder().decode(frame(1, IO, r));
             assertThat(s.latencyCount).isEqualTo(4);
             // within the buckets' bounds, so quantiles are not clamped to 0
@@ -303,7 +278,6 @@ class ConfluentAvroDecoderTest {
 
     @Test
     void runCpuAndPortRecordsConvert() throws Exception {
-        GenericRecord run = new GenericData.Record(RUN);
         Schema loadSchema = RUN.getField("load").schema().getTypes().get(1);
         GenericRecord load = new GenericData.Record(loadSchema);
         load.put("vm_count", 8);
@@ -319,24 +293,20 @@ class ConfluentAvroDecoderTest {
         GenericRecord link = new GenericData.Record(linkSchema);
         link.put("host", "h1");
         link.put("port_id", "fc0");
-        link.put("kind", new GenericData.EnumSymbol(linkSchema.getField("kind").schema(), "FC_HBA"));
+        link.put("kind", symbol(linkSchema, "kind", "FC_HBA"));
         link.put("speed_bps", 8_000_000_000L);
         link.put("payload_bytes_per_s", 0L);
         link.put("full_duplex", true);
-        run.put("event_type", new GenericData.EnumSymbol(RUN.getField("event_type").schema(), "STEP_ENDED"));
+        GenericRecord run = runRecord("STEP_ENDED");
         run.put("ts_ms", 100L);
-        run.put("run_id", "r");
         run.put("scenario", "s");
-        run.put("tool", new GenericData.EnumSymbol(RUN.getField("tool").schema(), "VMFLEET"));
-        run.put("description", "");
-        run.put("hosts", List.of());
+        run.put("tool", symbol(RUN, "tool", "VMFLEET"));
         run.put("step_index", 3);
         run.put("step_label", "8 VMs");
         run.put("load", load);
         run.put("links", List.of(link));
         run.put("start_ms", 40L);
         run.put("end_ms", 90L);
-        run.put("tags", Map.of());
         RunEvent e = new ConfluentAvroDecoder<>(RUN, schemas, AvroRecords::runEvent).decode(frame(2, RUN, run));
         assertThat(e.eventType).isEqualTo(RunEvent.STEP_ENDED);
         assertThat(e.load.totalOutstandingIos()).isEqualTo(8 * 2 * 16);
@@ -344,33 +314,17 @@ class ConfluentAvroDecoderTest {
         assertThat(e.startMs).isEqualTo(40L);
         assertThat(e.endOrTsMs()).isEqualTo(90L);
 
-        GenericRecord cpu = new GenericData.Record(CPU);
-        for (Schema.Field f : CPU.getFields()) {
-            cpu.put(f.name(), f.hasDefaultValue() ? GenericData.get().getDefaultValue(f) : null);
-        }
-        cpu.put("ts_ms", 1L);
-        cpu.put("interval_ms", 1000);
-        cpu.put("run_id", "r");
-        cpu.put("step_index", 0);
-        cpu.put("host", "h");
-        cpu.put("scope", new GenericData.EnumSymbol(CPU.getField("scope").schema(), "HYPERVISOR"));
+        GenericRecord cpu = sampleRecord(CPU);
+        cpu.put("scope", symbol(CPU, "scope", "HYPERVISOR"));
         cpu.put("utilization_pct", 42.0);
         CpuSample c = new ConfluentAvroDecoder<>(CPU, schemas, AvroRecords::cpuSample).decode(frame(4, CPU, cpu));
         assertThat(c.scope).isEqualTo("HYPERVISOR");
         assertThat(c.isTotal()).isTrue();
         assertThat(c.utilizationPct).isEqualTo(42.0);
 
-        GenericRecord port = new GenericData.Record(PORT);
-        for (Schema.Field f : PORT.getFields()) {
-            port.put(f.name(), f.hasDefaultValue() ? GenericData.get().getDefaultValue(f) : null);
-        }
-        port.put("ts_ms", 1L);
-        port.put("interval_ms", 1000);
-        port.put("run_id", "r");
-        port.put("step_index", 0);
-        port.put("host", "h");
+        GenericRecord port = sampleRecord(PORT);
         port.put("port_id", "eth0");
-        port.put("kind", new GenericData.EnumSymbol(PORT.getField("kind").schema(), "NIC_VMQ"));
+        port.put("kind", symbol(PORT, "kind", "NIC_VMQ"));
         port.put("queue", 3);
         port.put("rx_bytes", 10L);
         port.put("tx_bytes", 20L);

@@ -8,10 +8,9 @@ import io.ioscale.records.Decoded;
 import io.ioscale.records.IoSample;
 import io.ioscale.records.ResultRow;
 import io.ioscale.records.RunEvent;
+import io.ioscale.testing.AvroFrames;
 import io.ioscale.testing.Collected;
 import io.ioscale.testing.TestData;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,11 +19,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -180,42 +174,7 @@ public final class AnalyticsJobBench {
     }
 
     static byte[] frame(Schema schema, IoSample s) throws Exception {
-        GenericRecord r = new GenericData.Record(schema);
-        for (Schema.Field f : schema.getFields()) {
-            r.put(f.name(), f.hasDefaultValue() ? GenericData.get().getDefaultValue(f) : null);
-        }
-        r.put("ts_ms", s.tsMs);
-        r.put("interval_ms", s.intervalMs);
-        r.put("run_id", s.runId);
-        r.put("step_index", s.stepIndex);
-        r.put("host", s.host);
-        r.put("vm", s.vm);
-        r.put("target", s.target);
-        r.put("direction", new GenericData.EnumSymbol(schema.getField("direction").schema(), s.direction));
-        r.put("ops", s.ops);
-        r.put("bytes", s.bytes);
-        r.put("outstanding_ios", s.outstandingIos);
-        r.put("latency_count", s.latencyCount);
-        r.put("latency_sum_ns", s.latencySumNs);
-        r.put("latency_min_ns", s.latencyMinNs);
-        r.put("latency_max_ns", s.latencyMaxNs);
-        List<Integer> idx = new ArrayList<>();
-        for (int i : s.buckets().indexes()) {
-            idx.add(i);
-        }
-        List<Long> cnt = new ArrayList<>();
-        for (long c : s.buckets().counts()) {
-            cnt.add(c);
-        }
-        r.put("latency_bucket_index", idx);
-        r.put("latency_bucket_count", cnt);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(0);
-        out.write(ByteBuffer.allocate(4).putInt(1).array());
-        BinaryEncoder enc = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(r, enc);
-        enc.flush();
-        return out.toByteArray();
+        return AvroFrames.frame(1, schema, AvroFrames.ioRecord(schema, s));
     }
 
     /**

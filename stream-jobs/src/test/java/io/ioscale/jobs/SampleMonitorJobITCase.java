@@ -3,19 +3,14 @@ package io.ioscale.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ioscale.monitor.SchemaWindowCount;
+import io.ioscale.testing.Collected;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -28,11 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SampleMonitorJobITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension CLUSTER = Collected.miniCluster();
 
     /** Values in order; the event time of value i is TIMES_MS[i] (two 10 s windows: [0,10000) and [10000,20000)). */
     private static final byte[][] VALUES = {
@@ -43,7 +34,7 @@ class SampleMonitorJobITCase {
 
     @BeforeEach
     void clear() {
-        CollectSink.RESULTS.clear();
+        Collected.clear();
     }
 
     @Test
@@ -58,10 +49,10 @@ class SampleMonitorJobITCase {
         WatermarkStrategy<byte[]> watermarks = WatermarkStrategy.<byte[]>forMonotonousTimestamps()
                 .withTimestampAssigner((value, ts) -> timeOf(value));
 
-        new SampleMonitorJob(source, watermarks, TumblingEventTimeWindows.of(Duration.ofSeconds(10)), new CollectSink())
-                .execute(env);
+        new SampleMonitorJob(source, watermarks, TumblingEventTimeWindows.of(Duration.ofSeconds(10)),
+                new Collected.CollectSink<>()).execute(env);
 
-        List<SchemaWindowCount> rows = new ArrayList<>(CollectSink.RESULTS);
+        List<SchemaWindowCount> rows = Collected.of(SchemaWindowCount.class);
         rows.sort((a, b) -> a.windowStartMs() != b.windowStartMs()
                 ? Long.compare(a.windowStartMs(), b.windowStartMs())
                 : a.toLogLine().compareTo(b.toLogLine()));
@@ -98,26 +89,5 @@ class SampleMonitorJobITCase {
             }
         }
         throw new IllegalStateException("unknown test value " + Arrays.toString(value));
-    }
-
-    /** Collects into a static queue: the MiniCluster runs in this JVM, and the sink instance is serialized. */
-    private static final class CollectSink implements Sink<SchemaWindowCount> {
-        static final ConcurrentLinkedQueue<SchemaWindowCount> RESULTS = new ConcurrentLinkedQueue<>();
-
-        @Override
-        public SinkWriter<SchemaWindowCount> createWriter(WriterInitContext context) {
-            return new SinkWriter<>() {
-                @Override
-                public void write(SchemaWindowCount element, Context ctx) {
-                    RESULTS.add(element);
-                }
-
-                @Override
-                public void flush(boolean endOfInput) {}
-
-                @Override
-                public void close() {}
-            };
-        }
     }
 }

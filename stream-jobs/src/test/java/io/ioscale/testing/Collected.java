@@ -13,6 +13,8 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.datagen.functions.FromElementsGeneratorFunction;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /**
  * Everything the MiniCluster tests inject: bounded sources over fixed lists (one split, in list order) and sinks
@@ -22,6 +24,14 @@ public final class Collected {
     public static final ConcurrentLinkedQueue<Object> ALL = new ConcurrentLinkedQueue<>();
 
     private Collected() {}
+
+    /** One task manager with two slots: what the job tests run on. */
+    public static MiniClusterExtension miniCluster() {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(2)
+                .build());
+    }
 
     public static void clear() {
         ALL.clear();

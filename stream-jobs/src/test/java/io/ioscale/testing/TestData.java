@@ -11,6 +11,7 @@ import io.ioscale.records.IoStats;
 import io.ioscale.records.LatencyQuantiles;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
+import io.ioscale.records.Sample;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -51,12 +52,7 @@ public final class TestData {
     /** An IoSample whose ops, latency statistics and sparse histogram all come from {@code latenciesNs}. */
     public static IoSample io(String runId, int step, long tsMs, String host, String vm, String target, String direction,
                               long[] latenciesNs, int blockBytes, double outstanding) {
-        IoSample s = new IoSample();
-        s.tsMs = tsMs;
-        s.intervalMs = 1000;
-        s.runId = runId;
-        s.stepIndex = step;
-        s.host = host;
+        IoSample s = sample(new IoSample(), runId, step, tsMs, host);
         s.vm = vm;
         s.target = target;
         s.direction = direction;
@@ -138,12 +134,7 @@ public final class TestData {
 
     public static CpuSample cpu(String runId, int step, long tsMs, String host, String scope, double pct,
                                 double interruptsPerS) {
-        CpuSample c = new CpuSample();
-        c.tsMs = tsMs;
-        c.intervalMs = 1000;
-        c.runId = runId;
-        c.stepIndex = step;
-        c.host = host;
+        CpuSample c = sample(new CpuSample(), runId, step, tsMs, host);
         c.scope = scope;
         c.cpu = -1;
         c.logicalProcessors = 16;
@@ -154,18 +145,23 @@ public final class TestData {
 
     public static PortSample port(String runId, int step, long tsMs, String host, String portId, String kind,
                                   long speedBps, long rxBytes, long txBytes) {
-        PortSample p = new PortSample();
-        p.tsMs = tsMs;
-        p.intervalMs = 1000;
-        p.runId = runId;
-        p.stepIndex = step;
-        p.host = host;
+        PortSample p = sample(new PortSample(), runId, step, tsMs, host);
         p.portId = portId;
         p.kind = kind;
         p.linkSpeedBps = speedBps;
         p.rxBytes = rxBytes;
         p.txBytes = txBytes;
         return p;
+    }
+
+    /** A 1 s sample of {@code host} in (run, step) starting at {@code tsMs}. */
+    private static <S extends Sample> S sample(S s, String runId, int step, long tsMs, String host) {
+        s.tsMs = tsMs;
+        s.intervalMs = 1000;
+        s.runId = runId;
+        s.stepIndex = step;
+        s.host = host;
+        return s;
     }
 
     /** A 1 s fleet row (as the fleet window emits it) built from raw latencies. */
