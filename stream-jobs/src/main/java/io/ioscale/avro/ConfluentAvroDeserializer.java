@@ -32,12 +32,7 @@ public final class ConfluentAvroDeserializer<T> implements KafkaRecordDeserializ
     public ConfluentAvroDeserializer(String readerSchemaFile, WriterSchemas.Factory writerSchemas,
                                      ConfluentAvroDecoder.RecordConverter<T> converter,
                                      TypeInformation<Decoded<T>> producedType) {
-        this.readerSchemaFile = readerSchemaFile;
-        this.writerSchemas = writerSchemas;
-        this.converter = converter;
-        this.bodyReader = null;
-        this.checker = null;
-        this.producedType = producedType;
+        this(readerSchemaFile, writerSchemas, converter, null, null, producedType);
     }
 
     /** With a direct body reader (see {@link ConfluentAvroDecoder#direct}). */
@@ -45,9 +40,17 @@ public final class ConfluentAvroDeserializer<T> implements KafkaRecordDeserializ
                                      ConfluentAvroDecoder.BodyReader<T> bodyReader,
                                      ConfluentAvroDecoder.Checker<T> checker,
                                      TypeInformation<Decoded<T>> producedType) {
+        this(readerSchemaFile, writerSchemas, null, bodyReader, checker, producedType);
+    }
+
+    private ConfluentAvroDeserializer(String readerSchemaFile, WriterSchemas.Factory writerSchemas,
+                                      ConfluentAvroDecoder.RecordConverter<T> converter,
+                                      ConfluentAvroDecoder.BodyReader<T> bodyReader,
+                                      ConfluentAvroDecoder.Checker<T> checker,
+                                      TypeInformation<Decoded<T>> producedType) {
         this.readerSchemaFile = readerSchemaFile;
         this.writerSchemas = writerSchemas;
-        this.converter = null;
+        this.converter = converter;
         this.bodyReader = bodyReader;
         this.checker = checker;
         this.producedType = producedType;

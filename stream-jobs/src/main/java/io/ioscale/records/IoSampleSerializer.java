@@ -136,10 +136,7 @@ public final class IoSampleSerializer extends FieldSerializer<IoSample> {
         return new Snapshot();
     }
 
-    /**
-     * No configuration: the layout is the class's (version 1). A class of its own per serializer: Flink restores a
-     * snapshot by its class name.
-     */
+    /** No configuration (layout version 1); a class of its own, as Flink restores a snapshot by class name. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<IoSample> {
         public Snapshot() {
             super(() -> INSTANCE);

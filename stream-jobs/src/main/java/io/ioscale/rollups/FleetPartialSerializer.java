@@ -49,10 +49,7 @@ public final class FleetPartialSerializer extends FieldSerializer<FleetPartial> 
         return new Snapshot();
     }
 
-    /**
-     * No configuration: the layout is the class's (version 1). A class of its own per serializer: Flink restores a
-     * snapshot by its class name.
-     */
+    /** No configuration (layout version 1); a class of its own, as Flink restores a snapshot by class name. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<FleetPartial> {
         public Snapshot() {
             super(() -> INSTANCE);

@@ -143,10 +143,7 @@ public final class IoAccumulatorSerializer extends FieldSerializer<IoAccumulator
         return new Snapshot();
     }
 
-    /**
-     * No configuration: the layout is the class's (version 1). A class of its own per serializer: Flink restores a
-     * snapshot by its class name.
-     */
+    /** No configuration (layout version 1); a class of its own, as Flink restores a snapshot by class name. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<IoAccumulator> {
         public Snapshot() {
             super(() -> INSTANCE);
