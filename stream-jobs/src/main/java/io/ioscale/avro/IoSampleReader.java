@@ -22,7 +22,7 @@ import org.apache.avro.util.Utf8;
  *       (fields in writer order, defaults for fields the writer lacks, enum symbols by name).</li>
  * </ul>
  * The field rules are then checked by {@link AvroRecords#check(IoSample)}, as on the generic path;
- * ConfluentAvroDecoderTest checks both paths decode the same samples. bench/flink_job_bench.md has the speeds.
+ * ConfluentAvroDecoderTest checks both paths decode the same samples. bench/RESULTS.md has the speeds.
  */
 public final class IoSampleReader implements ConfluentAvroDecoder.BodyReader<IoSample> {
     private static final long serialVersionUID = 1L;

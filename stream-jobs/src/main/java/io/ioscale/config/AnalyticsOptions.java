@@ -99,9 +99,8 @@ public record AnalyticsOptions(
             .durationType().defaultValue(Duration.ofSeconds(30))
             .withDescription("How often the job checkpoints its windows and Kafka offsets: a restart replays at most "
                     + "this much input.");
-    // 30 s, not 10: a checkpoint copies and serializes every source's windows (~40 MB at 10k sources), ~0.3-1 s
-    // of a core in a burst that delayed the live rows around it. A restore replays at most this much more
-    // input, which the idempotent sink absorbs.
+    // 30 s, not 10: a checkpoint copies and serializes every source's windows in one burst of a core, which delays
+    // the live rows around it. A restore replays at most this much more input, which the idempotent sink absorbs.
     public static final ConfigOption<Duration> OUT_OF_ORDERNESS = ConfigOptions.key("out-of-orderness")
             .durationType().defaultValue(Duration.ofSeconds(2))
             .withDescription("Watermark delay behind the largest event time seen, per Kafka partition.");
@@ -117,10 +116,10 @@ public record AnalyticsOptions(
             .durationType().defaultValue(Duration.ofSeconds(10))
             .withDescription("Records this late (after the watermark passed their window) still update it: the "
                     + "window fires again and its row is replaced. Later records are counted and dropped.");
-    // 10 s, not 30: every source keeps its fired 1 s windows this long, and at 10k sources those were ~85 % of
-    // the state (95 MB checkpointed every 10 s at 30 s, 42 MB at 10 s) and the medium-lived objects the young
-    // GC copies again at each pause. A record behind by more than out-of-orderness + 10 s is a collector that
-    // stalled; its raw row still lands (Kafka engine) and the SQL library's *_raw queries count it.
+    // 10 s, not 30: every source keeps its fired 1 s windows this long; with many sources they are most of the state
+    // a checkpoint copies, and medium-lived objects the young GC copies again at each pause. A record behind by more
+    // than out-of-orderness + 10 s is a collector that stalled; its raw row still lands (Kafka engine) and the SQL
+    // library's *_raw queries count it.
 
     public static final ConfigOption<String> STEADY_STATE = ConfigOptions.key("steady-state")
             .stringType().defaultValue("")

@@ -7,8 +7,8 @@ import java.nio.ByteOrder;
 /**
  * A sparse histogram (non-empty buckets, indexes ascending) packed into one {@code byte[]}: the form in which
  * IoSamples carry their buckets between operators and into the rows. Why: Flink serializes a {@code byte[]} as one
- * bulk copy, but an {@code int[]} and a {@code long[]} element by element; the two shuffles per sample spent ~20 %
- * of the job's time on them (bench/flink_job_bench.md). The counts take the fewest bytes that hold the largest
+ * bulk copy, but an {@code int[]} and a {@code long[]} element by element, and every sample crosses a shuffle with
+ * its histogram. The counts take the fewest bytes that hold the largest
  * one, so a typical one-second sample (counts &lt; 65536) costs 4 bytes per bucket instead of 12; the indexes are
  * already ClickHouse's {@code Array(UInt16)} body; the total lets quantiles run in one partial pass.
  *

@@ -65,7 +65,7 @@ public final class SampleMonitorJob {
     /** Adds the pipeline to {@code env}; returns the sink so callers can name or tune it. */
     public DataStreamSink<SchemaWindowCount> createPipeline(StreamExecutionEnvironment env) {
         // ParseWireFrame keeps nothing of its input: without reuse, every record value (~1.5 KB with a wide
-        // histogram) was copied once more on its way from the source to the parser, the job's largest garbage.
+        // histogram) would be copied once more on its way from the source to the parser, the job's largest garbage.
         env.getConfig().enableObjectReuse();
         return env.fromSource(source, watermarks, "io-samples")
                 .map(new ParseWireFrame())

@@ -12,9 +12,8 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Serializer of {@link IoSample}, the record every sample shuffle carries: fields written directly, in a fixed
- * order, with the histogram as one length-prefixed byte array. Flink's POJO serializer reads and writes each field
- * through reflection (boxing every primitive) and the former {@code int[]}/{@code long[]} histogram element by
- * element; bench/flink_job_bench.md has the difference.
+ * order, with the histogram as one length-prefixed byte array. Flink's POJO serializer would read and write each
+ * field through reflection, boxing every primitive.
  *
  * <pre>
  *   ts_ms i64, interval_ms i32, run_id str, step_index i32, host str, vm str, target str,

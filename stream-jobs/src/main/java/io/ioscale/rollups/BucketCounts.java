@@ -7,8 +7,8 @@ import io.ioscale.histogram.SparseBuckets;
 
 /**
  * The bucket counts of a rollup's latency histogram while it fills: each sample's buckets are added in place,
- * without building a {@link LatencyHistogram} per sample (that allocation and its merge were the largest cost of
- * a rollup window in bench/flink_job_bench.md). The histogram is built once, when the row is made
+ * without building a {@link LatencyHistogram} per sample (that allocation and its merge would be the largest cost
+ * of a rollup window). The histogram is built once, when the row is made
  * ({@link #toHistogram}, {@link #toSparse}).
  *
  * <p>Memory: counts are dense only over the 128-bucket groups the values touched ({@link DenseBuckets}). A window

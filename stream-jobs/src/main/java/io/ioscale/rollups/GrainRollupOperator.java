@@ -21,9 +21,9 @@ import org.apache.flink.util.OutputTag;
  * entry ({@link GrainWindows}) and one event-time timer per key at a time, in place of Flink's window operator.
  *
  * <h2>Why</h2>
- * Flink's window machinery was ~45 % of the analytics job's time (bench/flink_job_bench.md): per record and per
- * window a state lookup and two timers (firing and cleanup), each de-duplicated through a hash set and kept in a
- * heap, and with 1 s samples every record opens a new 1 s window. Here a record costs one state read and write;
+ * Flink's window operator costs, per record and per window, a state lookup and two timers (firing and cleanup),
+ * each de-duplicated through a hash set and kept in a heap, and with 1 s samples every record opens a new 1 s
+ * window. Here a record costs one state read and write;
  * a key registers a timer only when its earliest due time moves earlier (with 1 s samples: one per second, at
  * the end of the second, which both fires that second's windows and purges those past their lateness).
  *

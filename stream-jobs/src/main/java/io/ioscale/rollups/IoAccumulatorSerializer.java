@@ -15,9 +15,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of {@link IoAccumulator}: the I/O rollups' window state, and the body of every {@code FleetPartial}
  * that crosses the fleet shuffle. Fields in a fixed order; the histogram as one packed array (whatever form it
- * had in memory); the fleet's source set as a count and three strings per source. Flink's POJO serializer went
- * through reflection and a generic (Kryo) path for the dense counts and per-element serializers for the set
- * (bench/flink_job_bench.md).
+ * had in memory); the fleet's source set as a count and three strings per source. Flink's POJO serializer would go
+ * through reflection, a generic (Kryo) path for the histogram and per-element serializers for the set.
  *
  * <pre>
  *   samples, ops, bytes, errors, read_ops, write_ops, read_bytes, write_bytes i64, outstanding_interval_ms f64,

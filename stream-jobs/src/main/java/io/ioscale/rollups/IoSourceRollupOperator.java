@@ -18,8 +18,8 @@ import org.apache.flink.util.OutputTag;
  * sample is added to this subtask's {@link FleetPartial} of its (run, step, second), and only the partials go to
  * the fleet rollup (side output {@link #FLEET_PARTIALS}).
  *
- * <p>Why: the fleet rollup is keyed by (run, step), so one subtask received every sample of a step, after a second
- * shuffle that serialized each sample's histogram again (bench/flink_job_bench.md). Now it receives one partial
+ * <p>Why: the fleet rollup is keyed by (run, step); fed with samples, one subtask would receive every sample of a
+ * step, after a second shuffle that serializes each sample's histogram again. Fed with partials, it receives one
  * per second per source subtask, and the merging is spread over the per-source subtasks.
  *
  * <p>Same results, and the same lateness: a partial is emitted when the watermark passes the end of its second,

@@ -35,16 +35,16 @@ import org.slf4j.LoggerFactory;
  * instead of adding to it (read with FINAL, or argMax by version).
  *
  * <h2>Inserts run beside the task, not in it</h2>
- * A batch is handed to one sender thread per writer (so a table's batches arrive in order) and the task goes on
- * with its records and timers. Inserting in the task thread blocked it ~40 % of the time at 10k samples/s (an
- * insert takes 50-150 ms, more when ClickHouse is busy), and every early-fired window, every record behind it,
- * waited. Each table has two buffers: one fills while the other's insert runs. The processing-time tick skips a
- * table whose previous insert is still running (its rows go in the next batch, which grows instead of queueing);
- * a full batch and a checkpoint wait for it (bounded memory, and the checkpoint's guarantee above).
+ * A batch is handed to one sender thread per writer (so a table's batches arrive in order) and the task goes on with
+ * its records and timers. An insert takes 50-150 ms, more when ClickHouse is busy: in the task thread it would hold
+ * up every early-fired window and every record behind it. Each table has two buffers: one fills while the other's
+ * insert runs. The processing-time tick skips a table whose previous insert is still running (its rows go in the next
+ * batch, which grows instead of queueing); a full batch and a checkpoint wait for it (bounded memory, and the
+ * checkpoint's guarantee above).
  *
  * <h2>A burst goes as soon as it ends</h2>
- * Rows come in bursts: a second's early-fired windows all at once, every watermark's final rows. With a fixed
- * tick a burst waited for the next one (100 ms on average at 200 ms); the writer checks every {@link #IDLE_MS}
+ * Rows come in bursts: a second's early-fired windows all at once, every watermark's final rows. A fixed tick
+ * would hold a burst until the next one (half a tick on average); the writer checks every {@link #IDLE_MS}
  * and sends a table's rows once none came for that long, so a burst is one insert, sent right after it. A
  * steady stream still goes at least every {@code flushInterval}.
  *

@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * Rows of one table in ClickHouse's {@code RowBinaryWithNamesAndTypes} format: a header (column count, names,
  * types) and then each row's values, little-endian, in column order. Why not JSONEachRow: a 1 s rollup row
- * carries hundreds of bucket indexes and counts; as decimal text they were the largest cost of the hottest
- * operator (bench/flink_job_bench.md) and of ClickHouse's parsing. With names and types in the header the server
+ * carries hundreds of bucket indexes and counts; as decimal text they would be the largest cost of the hottest
+ * operator and of ClickHouse's parsing. With names and types in the header the server
  * checks both against the table (input_format_with_names_use_header / _with_types_use_header, on by default), so
  * a row class and its DDL cannot drift apart silently.
  *
@@ -163,7 +163,7 @@ public final class RowBinaryWriter implements RowFormat {
 
     /**
      * The packed indexes are already UInt16 little-endian: one copy. The counts widen from their packed width to
-     * UInt64 in one loop (as int[]/long[] arrays, this was most of the 1 s rollups' row time).
+     * UInt64 in one loop, with no int[]/long[] in between.
      */
     @Override
     public RowFormat packedBuckets(String indexColumn, String countColumn, byte[] packed) {

@@ -60,8 +60,8 @@ import org.apache.flink.util.OutputTag;
  *       objective raise a {@code live} {@link AlertRow}. So a saturated step is flagged seconds after its steady
  *       state begins, not at its end. A second is complete, and judged, once the watermark passes its end (an
  *       event-time timer per second): by then its CPU and port samples, which come on other streams than the
- *       fleet's rows, are all here too. Judging a fleet second on arrival once raised a live verdict without
- *       the port evidence that the final verdict had (AnalyticsJobITCase).</li>
+ *       fleet's rows, are all here too; judged on arrival, a second could raise a live verdict without the port
+ *       evidence the final verdict has.</li>
  *   <li>Final, when the watermark passes the step's end (STEP_ENDED end_ms, else its ts_ms): the {@link StepRow}
  *       over the steady state, the {@code final} alerts, and a {@link UslFitRow} over the completed steps.</li>
  *   <li>Late fleet seconds of a finished step (within {@code allowedLatenessMs} after its end) re-run the final

@@ -7,10 +7,10 @@ import java.util.Arrays;
  * The identifiers a sample stream repeats every second (run, host, VM, target), decoded to the same String
  * instance again instead of a new one per record.
  *
- * <p>Why: each sample's strings were decoded twice (Avro from Kafka, then the job's own serializer after the
- * keyBy), a String and two byte arrays each time: by the code path about half the objects a sample allocates on
- * its way in (not measured apart), and the TaskManager's young-GC pauses (~25 MB/s of allocation at 10k samples/s)
- * come as often as its allocations fill the young generation. A direct-mapped table keyed by the UTF-8 bytes:
+ * <p>Why: each sample's strings are decoded twice (Avro from Kafka, then the job's own serializer after the
+ * keyBy), and each decode would make a String and two byte arrays: by the code path about half the objects a
+ * sample allocates on its way in, and the TaskManager's young-GC pauses come as often as its allocations fill the
+ * young generation. A direct-mapped table keyed by the UTF-8 bytes:
  * a hit compares the bytes and allocates nothing; a miss (a new name, or two names sharing a slot) decodes and
  * replaces the slot. Not thread-safe: one per reader, or per thread (Utf8).
  */

@@ -176,9 +176,9 @@ class StepAnalyzerTest {
     }
 
     /**
-     * Regression (the race AnalyticsJobITCase once lost): the fleet's rows of a second can reach the analyzer before
-     * that second's port samples, which come on another stream. The live verdict must wait until the second is
-     * complete in every input (the watermark passes its end), or it blames the device for a saturated port.
+     * The fleet's rows of a second can reach the analyzer before that second's port samples, which come on another
+     * stream. The live verdict must wait until the second is complete in every input (the watermark passes its
+     * end), or it blames the device for a saturated port.
      */
     @Test
     void theLiveVerdictWaitsForTheSecondsPortEvidence() throws Exception {
