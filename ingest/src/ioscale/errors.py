@@ -12,6 +12,7 @@ class ExitStatus(enum.IntEnum):
     CONFIG = 3
     STACK = 4
     BAD_INPUT = 5
+    RESULTS_DIFFER = 6  # `ioscale analyze`: the result tables do not account for the raw samples
 
 
 class IoscaleError(Exception):
