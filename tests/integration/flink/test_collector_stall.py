@@ -92,9 +92,9 @@ def test_a_stalled_io_collector_that_catches_up_keeps_its_seconds_in_the_step_ro
     assert watermark > due_ms, (
         f"the step analyzer's watermark should pass the step's end + lateness while the I/O collector stalls: "
         f"{watermark} <= {due_ms}")
-    # ... so the step was finalized with some of the seconds before the stall only (those the fleet rollups
-    # fired before the I/O source went idle).
-    assert 0 < count("SELECT max(step_samples) FROM scaling_curves WHERE run_id = {run:String}") < STALL_FROM_S
+    # ... so the step was finalized with the seconds before the stall only (those the fleet rollups showed before
+    # the I/O source went idle, early rows included).
+    assert 0 < count("SELECT max(step_samples) FROM scaling_curves WHERE run_id = {run:String}") <= STALL_FROM_S
 
     # The collector catches up; an I/O clock (another run) then lets the I/O source's watermark fire its windows.
     for sample in held_back:

@@ -116,8 +116,8 @@ _JOB_OPTIONS = _job_options()
 #: The job's options that ``ioscale config`` manages, in the order it shows and writes them.
 TUNABLES: dict[str, Tunable] = {
     key: Tunable(key, _meaning(_JOB_OPTIONS[key]), _check_for(_JOB_OPTIONS[key])) for key in (
-        "slo", "saturation", "steady-state", "load-axis", "allowed-lateness", "out-of-orderness", "idleness",
-        "max-ahead", "early-fire-delay", "checkpoint-interval", "sink-flush-interval", "parallelism")}
+        "slo", "saturation", "steady-state", "load-axis", "allowed-lateness", "step-close-idle", "out-of-orderness",
+        "idleness", "max-ahead", "early-fire-delay", "checkpoint-interval", "sink-flush-interval", "parallelism")}
 LOAD_AXES: tuple[str, ...] = tuple(_JOB_OPTIONS["load-axis"]["allowed"])
 
 

@@ -121,6 +121,15 @@ public record AnalyticsOptions(
     // than out-of-orderness + 10 s is a collector that stalled; its raw row still lands (Kafka engine) and the SQL
     // library's *_raw queries count it.
 
+    public static final ConfigOption<Duration> STEP_CLOSE_IDLE = ConfigOptions.key("step-close-idle")
+            .durationType().defaultValue(Duration.ofSeconds(10))
+            .withDescription("An ended step (STEP_ENDED) is finalized from the seconds that have arrived once no "
+                    + "I/O second of its run has arrived for this long (wall clock) and the wall clock is this far "
+                    + "past its end, though event time is not: the watermark moves only with newer records, so a "
+                    + "run's last step would otherwise wait for the next run's. Later seconds still update its row. "
+                    + "Needs early firing (the step's last seconds come as early rows); off in replays, whose "
+                    + "input ends. 0: off.");
+
     public static final ConfigOption<String> STEADY_STATE = ConfigOptions.key("steady-state")
             .stringType().defaultValue("")
             .withDescription("How a step's steady state is chosen, key=value,... e.g. 'ramp-up-s=30,tail-s=5'; "
@@ -278,6 +287,7 @@ public record AnalyticsOptions(
             OptionSpec.of(EARLY_FIRE_DELAY).bound(NON_NEGATIVE),
             OptionSpec.of(IDLENESS).bound(NON_NEGATIVE),
             OptionSpec.of(ALLOWED_LATENESS).bound(NON_NEGATIVE),
+            OptionSpec.of(STEP_CLOSE_IDLE).bound(NON_NEGATIVE),
             STEADY_STATE_SPEC, SATURATION_SPEC,
             OptionSpec.of(SLO).type("slo"),
             OptionSpec.of(LOAD_AXIS).allowed(LoadAxis.keys()),
@@ -304,11 +314,14 @@ public record AnalyticsOptions(
         String sloSpec = a.get(SLO);
         SloEvaluator slo = sloSpec.isEmpty() || sloSpec.equalsIgnoreCase("none") ? null : SloEvaluator.parse(sloSpec);
         Duration lateness = a.get(ALLOWED_LATENESS);
-        StepAnalysisConfig steps = new StepAnalysisConfig(steadyState(a.nested(STEADY_STATE_SPEC)),
-                saturation(a.nested(SATURATION_SPEC)), slo, LoadAxis.fromKey(a.get(LOAD_AXIS)), lateness.toMillis(),
-                a.get(STEP_RETENTION).toMillis(), StepAnalysisConfig.LIVE_EVAL_EVERY_S);
         Duration earlyFireDelay = a.get(EARLY_FIRE_DELAY);
         Replay replay = replay(a);
+        // A replay's input ends, which closes every step exactly; without early firing a step's last seconds reach
+        // the step analyzer only with the watermark, so closing on the wall clock would leave them out.
+        long closeIdleMs = replay != null || earlyFireDelay.isZero() ? 0 : a.get(STEP_CLOSE_IDLE).toMillis();
+        StepAnalysisConfig steps = new StepAnalysisConfig(steadyState(a.nested(STEADY_STATE_SPEC)),
+                saturation(a.nested(SATURATION_SPEC)), slo, LoadAxis.fromKey(a.get(LOAD_AXIS)), lateness.toMillis(),
+                a.get(STEP_RETENTION).toMillis(), StepAnalysisConfig.LIVE_EVAL_EVERY_S, closeIdleMs);
         return new AnalyticsOptions(
                 a.get(KAFKA_BOOTSTRAP), a.get(REGISTRY_URL), a.get(GROUP_ID),
                 a.get(IO_SAMPLES_TOPIC), a.get(RUNS_TOPIC), a.get(CPU_SAMPLES_TOPIC), a.get(PORT_SAMPLES_TOPIC),

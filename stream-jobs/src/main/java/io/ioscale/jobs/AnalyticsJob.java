@@ -189,8 +189,10 @@ public final class AnalyticsJob {
                 new GrainRollupOperator<>(new IoFleetRollup(), grains, lateness, fleetLate)
                         .earlyFiring(earlyFiring(false)), // the step analyzer takes every final second
                 fleetLate, FleetRollupRow.class, new CountTooLate<>(FleetRollupRow.TABLE, FleetPartial::samples));
-        DataStream<FleetRollupRow> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1 && !r.provisional)
-                .name("fleet 1 s rows (final)");
+        // Provisional rows too: when the topics go quiet after a run, the watermark stops short of its last
+        // seconds, and their early rows are all the step analyzer can finalize the last step with (a final row
+        // replaces them when event time moves on).
+        DataStream<FleetRollupRow> fleetSeconds = fleet.filter(r -> r.grain == Grain.S1).name("fleet 1 s rows");
 
         // CPU rollups per (run, step, host, VM, scope).
         OutputTag<CpuSample> cpuLate = lateTag(CpuRollupRow.TABLE, CpuSample.class);

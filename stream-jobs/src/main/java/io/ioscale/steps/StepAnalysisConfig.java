@@ -16,9 +16,13 @@ import java.io.Serializable;
  * @param retentionMs       seconds of a run older than this (event time) are dropped even if no step claimed
  *                          them (a run without STEP_ENDED events must not grow state forever)
  * @param liveEvalEveryS    live saturation/SLO evaluation runs at most once per this many new seconds of a step
+ * @param closeIdleMs       an ended step is finalized from the seconds that have arrived once its run's fleet
+ *                          seconds have stopped for this long (wall clock) and the wall clock is this far past its
+ *                          end, though event time is not (topics gone quiet after a run); 0: event time only
  */
 public record StepAnalysisConfig(SteadyStateConfig steadyState, SaturationConfig saturation, SloEvaluator slo,
-                                 LoadAxis loadAxis, long allowedLatenessMs, long retentionMs, int liveEvalEveryS)
+                                 LoadAxis loadAxis, long allowedLatenessMs, long retentionMs, int liveEvalEveryS,
+                                 long closeIdleMs)
         implements Serializable {
 
     /** The job's {@link #liveEvalEveryS}: often enough for a live verdict within seconds, rarely enough to be cheap. */

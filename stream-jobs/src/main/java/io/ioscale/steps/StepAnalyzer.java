@@ -39,6 +39,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -51,7 +52,7 @@ import org.apache.flink.util.OutputTag;
  * Everything is kept per second of the run ({@link SecondState}), so the steady state can be chosen after the
  * fact and re-chosen when late seconds arrive.
  *
- * <h2>When rows are emitted (event time)</h2>
+ * <h2>When rows are emitted (event time, and the wall clock when the topics go quiet)</h2>
  * <ul>
  *   <li>Live, while a step runs: each time the step has {@code liveEvalEveryS} more complete seconds, its
  *       series so far goes through {@link SteadyState}; once the steady window is usable, the partial step summary is judged by
@@ -71,6 +72,15 @@ import org.apache.flink.util.OutputTag;
  *       fleet stream's own ({@link StepInput#fleetWatermarkMs}) have passed its end + lateness: when the fleet
  *       stream lags the others (a replay after a restart), the step waits for the seconds the rollups still
  *       accept. A run's last step closes with the run.</li>
+ *   <li>Quiet topics (wall clock): event time moves only with newer records, so when the topics go quiet after a
+ *       run its last step would wait for the next run's data. An ended step is therefore also finalized once no
+ *       fleet second of its run has arrived for {@code closeIdleMs} and the wall clock is that far past its end
+ *       (a check armed by STEP_ENDED and RUN_ENDED, one processing-time timer per run at a time). Its last
+ *       seconds are there as the fleet rollup's early (provisional) rows. A replay or catch-up still delivering
+ *       the run's seconds keeps its fleet stream busy, so the check waits; and it only finalizes: the step keeps
+ *       its seconds until event time closes it, so one that still arrives re-runs the evaluation like any late
+ *       second (its row replaced), while a final row equal to the provisional one it follows changes nothing.
+ *       Replays turn it off (their input ends, which closes every step).</li>
  * </ul>
  *
  * <h2>Which seconds belong to step s</h2>
@@ -160,6 +170,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
                     step.endMs = e.endOrTsMs();
                     ctx.timerService().registerEventTimeTimer(step.endMs);
                     ctx.timerService().registerEventTimeTimer(step.endMs + settings.allowedLatenessMs());
+                    armIdleCheck(ctx, info);
                 }
                 steps.put(e.stepIndex, step);
             }
@@ -167,6 +178,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
                 info.endMs = e.endOrTsMs();
                 ctx.timerService().registerEventTimeTimer(info.endMs + settings.allowedLatenessMs()
                         + RUN_CLEANUP_DELAY_MS);
+                armIdleCheck(ctx, info);
             }
             default -> { }
         }
@@ -178,7 +190,8 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
     @Override
     public void processElement2(StepInput in, Context ctx, Collector<StepRow> out) throws Exception {
         if (in.fleet != null) {
-            advanceFleetProgress(in.fleetWatermarkMs, ctx.timerService().currentWatermark());
+            advanceFleetProgress(in.fleetWatermarkMs, ctx.timerService().currentWatermark(),
+                    ctx.timerService().currentProcessingTime());
         }
         long second = Math.floorDiv(in.tsMs(), SECOND_MS) * SECOND_MS;
         SecondState st = seconds.get(second);
@@ -188,8 +201,16 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             long minute = Math.floorDiv(second, 60_000L) * 60_000L;
             ctx.timerService().registerEventTimeTimer(minute + 60_000L + settings.retentionMs());
         }
+        FleetRollupRow replaced = null;
         if (in.fleet != null) {
-            st.io.removeIf(r -> r.stepIndex == in.fleet.stepIndex); // a re-fired window replaces its row
+            for (FleetRollupRow r : st.io) {
+                if (r.stepIndex == in.fleet.stepIndex) {
+                    replaced = r;
+                }
+            }
+            if (replaced != null) {
+                st.io.remove(replaced); // a re-fired window (or the final row after a provisional one) replaces it
+            }
             st.io.add(in.fleet);
         } else if (in.cpu != null) {
             st.cpu.add(in.cpu);
@@ -213,22 +234,32 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             return;
         }
         if (step.finalized) {
-            finalizeStep(step, ctx, out); // a late second: re-evaluate, the new row replaces the old
+            if (replaced == null || replaced.version() != in.fleet.version()) {
+                finalizeStep(step, ctx, out); // a late second: re-evaluate, the new row replaces the old
+            } // else the final row of a second the step was finalized with (from its early row): nothing new
         } else {
             ctx.timerService().registerEventTimeTimer(second + SECOND_MS - 1); // judged live once complete
         }
     }
 
-    /** Records how far the fleet stream has got, and closes the steps that were waiting only for that. */
-    private void advanceFleetProgress(long fleetWatermarkMs, long watermark) throws Exception {
+    /**
+     * Records when the run's fleet stream last delivered (wall clock) and how far it has got, and closes the steps
+     * that were waiting only for that.
+     */
+    private void advanceFleetProgress(long fleetWatermarkMs, long watermark, long nowMs) throws Exception {
         RunInfo info = run.value();
         if (info == null) {
             info = new RunInfo();
-        } else if (fleetWatermarkMs <= info.fleetWatermarkMs) {
+        }
+        info.lastFleetArrivalMs = nowMs;
+        boolean advanced = fleetWatermarkMs > info.fleetWatermarkMs;
+        if (advanced) {
+            info.fleetWatermarkMs = fleetWatermarkMs;
+        }
+        run.update(info);
+        if (!advanced) {
             return;
         }
-        info.fleetWatermarkMs = fleetWatermarkMs;
-        run.update(info);
         List<StepInfo> due = new ArrayList<>();
         for (StepInfo s : steps.values()) {
             if (closable(s, info, watermark)) {
@@ -265,6 +296,10 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<StepRow> out) throws Exception {
+        if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
+            checkIdle(timestamp, ctx, out);
+            return;
+        }
         RunInfo info = run.value();
         if (info != null && info.endMs != StepInfo.UNKNOWN
                 && timestamp >= info.endMs + settings.allowedLatenessMs() + RUN_CLEANUP_DELAY_MS) {
@@ -300,6 +335,51 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         for (Long sec : old) {
             seconds.remove(sec);
         }
+    }
+
+    /** Arms the run's idle check (see the class comment) for one idle time from now. */
+    private void armIdleCheck(Context ctx, RunInfo info) {
+        scheduleIdleCheck(ctx, info, ctx.timerService().currentProcessingTime() + settings.closeIdleMs());
+    }
+
+    /** Schedules the run's idle check at {@code atMs} unless one is pending: that one re-arms as needed. */
+    private void scheduleIdleCheck(Context ctx, RunInfo info, long atMs) {
+        if (settings.closeIdleMs() <= 0 || info.idleCheckMs != StepInfo.UNKNOWN) {
+            return;
+        }
+        info.idleCheckMs = atMs;
+        ctx.timerService().registerProcessingTimeTimer(atMs);
+    }
+
+    /**
+     * The run's idle check at {@code nowMs} (wall clock): finalizes, in step order, the ended steps event time has
+     * not finalized yet, once the run's fleet seconds have stopped for {@code closeIdleMs} and the wall clock is
+     * that far past the step's end; otherwise checks again when that can be so.
+     */
+    private void checkIdle(long nowMs, OnTimerContext ctx, Collector<StepRow> out) throws Exception {
+        RunInfo info = run.value();
+        if (info == null) {
+            return; // the run's state is gone
+        }
+        info.idleCheckMs = StepInfo.UNKNOWN;
+        long idle = settings.closeIdleMs();
+        long quietAt = info.lastFleetArrivalMs == StepInfo.UNKNOWN ? Long.MIN_VALUE : info.lastFleetArrivalMs + idle;
+        List<StepInfo> pending = new ArrayList<>();
+        for (StepInfo s : steps.values()) {
+            if (s.endMs != StepInfo.UNKNOWN && !s.finalized && !s.closed) {
+                pending.add(s);
+            }
+        }
+        pending.sort(Comparator.comparingInt(s -> s.stepIndex));
+        for (StepInfo s : pending) {
+            long due = Math.max(quietAt, s.endMs + idle);
+            if (due > nowMs) {
+                scheduleIdleCheck(ctx, info, due); // a later step waits for this one: the curve runs in step order
+                break;
+            }
+            finalizeStep(s, ctx, out);
+        }
+        run.update(info);
     }
 
     private void closeStep(StepInfo s) throws Exception {
@@ -790,6 +870,10 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         public long endMs = StepInfo.UNKNOWN;
         /** The highest {@link StepInput#fleetWatermarkMs} seen for the run. */
         public long fleetWatermarkMs = Long.MIN_VALUE;
+        /** When (wall clock) the run's latest fleet second arrived. */
+        public long lastFleetArrivalMs = StepInfo.UNKNOWN;
+        /** When the run's pending idle check is due (wall clock); UNKNOWN: none pending. */
+        public long idleCheckMs = StepInfo.UNKNOWN;
 
         public RunInfo() {}
     }

@@ -107,6 +107,22 @@ class AnalyticsOptionsTest {
     }
 
     @Test
+    void stepsCloseOnTheWallClockLiveOnlyAndOnlyWithEarlyRows() {
+        AnalyticsOptions live = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x"});
+        assertThat(live.steps().closeIdleMs()).isEqualTo(10_000);
+        assertThat(AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x", "--step-close-idle", "4 s"})
+                .steps().closeIdleMs()).isEqualTo(4_000);
+        AnalyticsOptions replay = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--replay-run", "r", "--job-name", "ioscale-replay-r"});
+        assertThat(replay.steps().closeIdleMs()).isZero(); // its input ends: every step closes on event time
+        AnalyticsOptions noEarlyRows = AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--early-fire-delay", "0 ms"});
+        assertThat(noEarlyRows.steps().closeIdleMs()).isZero(); // a step's last seconds would be missing
+        assertThatThrownBy(() -> AnalyticsOptions.fromArgs(new String[] {"--clickhouse-password", "x",
+            "--step-close-idle", "-1 s"})).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void nestedSettingsParseOverTheDefaultsAndErrorsNameTheKey() {
         assertThat(options().steps().steadyState()).isEqualTo(SteadyStateConfig.defaults());
         assertThat(options().steps().saturation()).isEqualTo(SaturationConfig.defaults());

@@ -7,6 +7,7 @@ import io.ioscale.analytics.SaturationConfig;
 import io.ioscale.analytics.SloEvaluator;
 import io.ioscale.analytics.SteadyStateConfig;
 import io.ioscale.records.AlertRow;
+import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
@@ -27,6 +28,10 @@ import org.junit.jupiter.api.Test;
 class StepAnalyzerTest {
     private static final String RUN = "r";
     private static final long STEP_MS = 30_000;
+    private static final long LATENESS_MS = 5_000;
+    private static final long CLOSE_IDLE_MS = 3_000;
+    /** The sources' out-of-orderness: how far the watermark trails the newest second while records flow. */
+    private static final long OUT_OF_ORDERNESS_MS = 2_000;
 
     private KeyedTwoInputStreamOperatorTestHarness<String, RunEvent, StepInput, StepRow> h;
     /** The fleet stream's watermark that fleet rows carry: by default the operator's, i.e. no input lags. */
@@ -36,8 +41,8 @@ class StepAnalyzerTest {
     @BeforeEach
     void open() throws Exception {
         StepAnalysisConfig settings = new StepAnalysisConfig(SteadyStateConfig.configured(2, 0),
-                SaturationConfig.defaults(), SloEvaluator.parse("p99 < 5 ms"), LoadAxis.VM_COUNT, 5_000,
-                3_600_000L, 5);
+                SaturationConfig.defaults(), SloEvaluator.parse("p99 < 5 ms"), LoadAxis.VM_COUNT, LATENESS_MS,
+                3_600_000L, 5, CLOSE_IDLE_MS);
         h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new StepAnalyzer(settings)),
                 e -> e.runId, StepInput::runId, Types.STRING);
         h.open();
@@ -286,5 +291,115 @@ class StepAnalyzerTest {
         assertThat(h.numKeyedStateEntries()).isPositive();
         watermark(STEP_MS + 5_000 + StepAnalyzer.RUN_CLEANUP_DELAY_MS);
         assertThat(h.numKeyedStateEntries()).isZero();
+    }
+
+    // ------------------------------------------------------------------------------------------- quiet topics
+
+    /**
+     * A live run of two steps as the job sees it: second {@code sec} of a step arrives (its early row) at wall
+     * clock end of second + 250 ms, and the watermark trails the newest second by the out-of-orderness. Then the
+     * run ends and the topics go quiet: the watermark stays short of step 1's end. {@code delivered} of step 1's
+     * 30 seconds are sent.
+     */
+    private void liveRunThenQuiet(int delivered) throws Exception {
+        at(0);
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            liveSecond(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        step(1, 2);
+        for (int sec = 0; sec < delivered; sec++) {
+            liveSecond(1, sec, 1030, 400_000); // double the VMs: +3 % IOPS, latency x2
+        }
+        at(2 * STEP_MS + 100);
+        endStep(1);
+        RunEvent ended = TestData.runEvent(RunEvent.RUN_ENDED, RUN, 2 * STEP_MS, -1);
+        h.processElement1(new StreamRecord<>(ended, ended.tsMs));
+    }
+
+    private void liveSecond(int index, int sec, int iops, long medianNs) throws Exception {
+        long end = index * STEP_MS + (sec + 1) * 1000L;
+        at(Math.max(h.getProcessingTime(), end + 250));
+        second(index, sec, iops, medianNs);
+        watermark(end - 1 - OUT_OF_ORDERNESS_MS);
+    }
+
+    /** Sets the wall clock (processing time), firing the processing-time timers due by then. */
+    private void at(long wallMs) throws Exception {
+        h.setProcessingTime(wallMs);
+    }
+
+    private List<StepRow> rowsOf(int step) {
+        return rows().stream().filter(r -> r.stepIndex == step).toList();
+    }
+
+    @Test
+    void theLastStepIsFinalizedOnTheWallClockOnceTheRunsSecondsStopWithoutNewerData() throws Exception {
+        liveRunThenQuiet(30);
+        long lastArrival = 2 * STEP_MS + 250;
+        assertThat(rowsOf(0)).hasSize(1);
+        at(lastArrival + CLOSE_IDLE_MS - 1);
+        assertThat(rowsOf(1)).isEmpty(); // not before the run's fleet seconds have stopped for the idle time
+        at(lastArrival + CLOSE_IDLE_MS); // well within the lateness + a few seconds of RUN_ENDED
+        assertThat(rowsOf(1)).singleElement().satisfies(r -> {
+            assertThat(r.stepSamples).isEqualTo(30); // every second, the last two (above the watermark) included
+            assertThat(r.steadySeconds).isEqualTo(28);
+            assertThat(r.iops).isCloseTo(1030, within(1e-9));
+            assertThat(r.saturationStatus).isEqualTo("SATURATED"); // judged against step 0, as in event time
+        });
+        assertThat(h.<UslFitRow>getSideOutput(StepAnalyzer.USL_FITS)).extracting(u -> u.getValue().throughStep)
+                .containsExactly(0, 1);
+
+        // The final rows of the last seconds, equal to the early rows the step was finalized with: nothing new.
+        fleetWatermark = 2 * STEP_MS;
+        second(1, 28, 1030, 400_000);
+        second(1, 29, 1030, 400_000);
+        assertThat(rowsOf(1)).hasSize(1);
+        // A straggler still counts (its second fired again with 2 samples): the step keeps its seconds until
+        // event time closes it.
+        FleetRollupRow refired = TestData.fleetSecond(RUN, 1, STEP_MS + 10_000, TestData.latencies(1010, 1033,
+                400_000), 4096, 4.0);
+        refired.stats.samples = 2;
+        h.processElement2(new StreamRecord<>(StepInput.of(refired, fleetWatermark), STEP_MS + 10_999));
+        assertThat(rowsOf(1)).hasSize(2);
+        assertThat(rowsOf(1).get(1).stepSamples).isEqualTo(31);
+        watermark(2 * STEP_MS + LATENESS_MS);
+        second(1, 12, 9000, 400_000);
+        assertThat(rowsOf(1)).hasSize(2); // closed now
+    }
+
+    @Test
+    void secondsThatKeepArrivingAfterTheRunEndedHoldTheStepOpenUntilTheyStop() throws Exception {
+        // A collector that buffered: step 1's last 5 seconds arrive after RUN_ENDED, 2 s apart (wall clock).
+        liveRunThenQuiet(25);
+        long arrival = 2 * STEP_MS + 100;
+        for (int sec = 25; sec < 30; sec++) {
+            arrival += 2_000;
+            at(arrival);
+            assertThat(rowsOf(1)).as("before second %d", sec).isEmpty();
+            second(1, sec, 1030, 400_000); // the watermark stays where it was: the topics are quiet
+        }
+        at(arrival + CLOSE_IDLE_MS - 1);
+        assertThat(rowsOf(1)).isEmpty();
+        at(arrival + CLOSE_IDLE_MS);
+        assertThat(rowsOf(1)).singleElement().satisfies(r -> assertThat(r.stepSamples).isEqualTo(30));
+    }
+
+    @Test
+    void aStepIsNotFinalizedOnTheWallClockBeforeTheWallClockIsPastItsEnd() throws Exception {
+        // A run stamped ahead of the wall clock (the simulator's fast mode): its seconds all arrived at once.
+        at(0);
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            second(0, sec, 1000, 200_000);
+        }
+        endStep(0);
+        at(CLOSE_IDLE_MS);
+        assertThat(rows()).isEmpty(); // quiet, but step 0 ends in 30 s
+        at(STEP_MS + CLOSE_IDLE_MS - 1);
+        assertThat(rows()).isEmpty();
+        at(STEP_MS + CLOSE_IDLE_MS);
+        assertThat(rows()).singleElement().satisfies(r -> assertThat(r.stepSamples).isEqualTo(30));
     }
 }
