@@ -113,9 +113,7 @@ WITH
             arrayMap(p -> bitAnd(p, 140737488355327), packed)     AS counts,
             arraySum(counts)                                          AS latency_n,
             toUInt16(bitShiftRight(packed[arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))], 47)) AS p99_index,
-            if(latency_n < 1000, window_max_ns, least(greatest(
-                (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)),
-                window_min_ns), window_max_ns)) AS p99_ns
+            ioscaleQuantileNs(0.99, ioscaleBucketValueNs(p99_index), latency_n, window_min_ns, window_max_ns) AS p99_ns
         FROM ioscale.io_samples FINAL
         WHERE (run_id, step_index) IN (SELECT tupleElement(p, 1), tupleElement(p, 2) FROM (SELECT arrayJoin(todo.6) AS p))
           AND toUnixTimestamp64Milli(ts) >= transform(cityHash64(run_id, step_index), step_keys, starts_ms, toInt64(0))

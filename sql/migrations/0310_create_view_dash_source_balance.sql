@@ -42,9 +42,9 @@ WITH
                if(latency_count > 0, latency_sum_ns / latency_count / 1e3, NULL)       AS mean_latency_us,
                arraySum(mapValues(hist))                                               AS latency_n,
                -- quantileExactWeighted over (bucket representative, count): ioscale.histogram's rank rule
-               if(latency_n < 1000, latency_max_ns, least(greatest(arrayReduce('quantileExactWeighted(0.99)',
-                   arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
-                   mapValues(hist)), latency_min_ns), latency_max_ns)) / 1e3              AS p99_latency_us,
+               ioscaleQuantileNs(0.99, arrayReduce('quantileExactWeighted(0.99)',
+                   arrayMap(i -> ioscaleBucketValueNs(i), mapKeys(hist)), mapValues(hist)),
+                   latency_n, latency_min_ns, latency_max_ns) / 1e3                   AS p99_latency_us,
                sum(iops) OVER (PARTITION BY run_id, step_index, vm)                   AS vm_iops,
                sum(latency_sum_ns) OVER (PARTITION BY run_id, step_index, vm)
                  / nullIf(sum(latency_count) OVER (PARTITION BY run_id, step_index, vm), 0) / 1e3 AS vm_mean_latency_us

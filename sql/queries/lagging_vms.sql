@@ -110,9 +110,7 @@ WITH
                     - min(toUnixTimestamp64Milli(first_ts)) OVER (PARTITION BY step_index)) / 1000 AS window_s,
                window_ops / window_s AS iops,
                if(window_latency_count > 0, window_latency_sum_ns / window_latency_count, NULL) AS mean_ns,
-               if(latency_n < 1000, window_max_ns, least(greatest(
-                   (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)),
-                   window_min_ns), window_max_ns)) AS p99_ns
+               ioscaleQuantileNs(0.99, ioscaleBucketValueNs(p99_index), latency_n, window_min_ns, window_max_ns) AS p99_ns
         FROM (
             SELECT
                 step_index, host, vm,

@@ -182,7 +182,7 @@ WITH
             arraySum(mapValues(hist))                                     AS latency_n,
             -- quantilesExactWeighted over (bucket representative, count) of the merged buckets.
             arrayReduce('quantilesExactWeighted(0.99, 0.99999)',
-                arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
+                arrayMap(i -> ioscaleBucketValueNs(i), mapKeys(hist)),
                 mapValues(hist))                                          AS q
         FROM sums AS m
         LEFT JOIN hists AS h ON h.step_index = m.step_index
@@ -226,11 +226,11 @@ WITH
             l.bytes / 1e6 / measured_s AS mb_per_s,
             if(l.latency_count > 0, l.latency_sum_ns / l.latency_count, NULL) AS mean_latency_ns,
             -- Too few samples: the exact max stands in for the percentile (histogram.required_n).
-            if(l.latency_n < 1000, l.latency_max_ns, least(greatest(l.q[1], l.latency_min_ns), l.latency_max_ns)) AS p99_ns,
-            if(l.latency_n < 1000000, l.latency_max_ns, least(greatest(l.q[2], l.latency_min_ns), l.latency_max_ns)) AS p99_999_ns,
+            ioscaleQuantileNs(0.99, l.q[1], l.latency_n, l.latency_min_ns, l.latency_max_ns) AS p99_ns,
+            ioscaleQuantileNs(0.99999, l.q[2], l.latency_n, l.latency_min_ns, l.latency_max_ns) AS p99_999_ns,
             l.latency_max_ns AS max_latency_ns,
             l.latency_n AS latency_n,
-            toBool(l.latency_n < 1000000) AS p99_999_too_few,
+            toBool(l.latency_n < ioscaleRequiredN(0.99999)) AS p99_999_too_few,
             l.outstanding_io_ms / 1000 / measured_s AS outstanding_ios,
             c.cpu_pct AS cpu_pct, c.cpu_max_pct AS cpu_max_pct,
             if({metric:String} = 'mb_per_s', mb_per_s, iops) AS x

@@ -184,13 +184,12 @@ WITH
             arraySum(mapValues(hist)) AS n,
             [0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999] AS levels,
             -- histogram.required_n(q): ceil(10 / (1 - q)), shaved by 1e-9 so p90 needs 100, not 101.
-            arrayMap(q -> toUInt64(ceil(10 / (1 - q) * (1 - 1e-9))), levels) AS required,
+            arrayMap(q -> ioscaleRequiredN(q), levels) AS required,
             arrayReduce('quantilesExactWeighted(0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)',
-                arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
+                arrayMap(i -> ioscaleBucketValueNs(i), mapKeys(hist)),
                 mapValues(hist)) AS raw,
             -- Clamp to the exact [min, max]; below the required N the exact max stands in.
-            arrayMap((v, need) -> if(n < need, latency_max_ns, least(greatest(v, latency_min_ns), latency_max_ns)),
-                     raw, required) AS value_ns
+            arrayMap((q, v) -> ioscaleQuantileNs(q, v, n, latency_min_ns, latency_max_ns), levels, raw) AS value_ns
         FROM merged AS m
         LEFT JOIN hists AS h ON h.step_index = m.step_index
     )

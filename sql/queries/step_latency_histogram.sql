@@ -89,7 +89,7 @@ SELECT
     bucket_index,
     round(lower_ns / 1e3, 3)                                              AS lower_us,
     round((lower_ns + width_ns) / 1e3, 3)                                 AS upper_us,
-    round((lower_ns + intDiv(width_ns, 2)) / 1e3, 3)                      AS representative_us,
+    round(ioscaleBucketValueNs(bucket_index) / 1e3, 3)                    AS representative_us,
     count,
     round(running / total * 100, 5)                                       AS cumulative_pct,
     total - running                                                       AS slower
@@ -97,9 +97,8 @@ FROM (
     SELECT
         bucket.1                                                          AS bucket_index,
         bucket.2                                                          AS count,
-        toUInt8(greatest(intDiv(bucket_index, 128), 1) - 1)               AS e,
-        bitShiftLeft(toUInt64(bucket_index - 128 * toUInt64(e)), e)       AS lower_ns,
-        bitShiftLeft(toUInt64(1), e)                                      AS width_ns,
+        ioscaleBucketLowerNs(bucket_index)                                AS lower_ns,
+        ioscaleBucketWidthNs(bucket_index)                                AS width_ns,
         sum(count) OVER (ORDER BY bucket_index ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running,
         sum(count) OVER ()                                                AS total
     FROM merged

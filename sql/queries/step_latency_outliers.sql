@@ -114,7 +114,7 @@ WITH
         -- ... or merged from its samples in io_samples FINAL (a step not ended or ended just now, a sample
         -- arrived since), found by primary key -- as the view merges them. Its p99 by the rank rule below.
         SELECT host, vm, target, direction, intervals, mean_ns, min_ns, max_ns, iops, latency_n,
-               if(latency_n < 1000, max_ns, least(greatest((bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)), min_ns), max_ns)) AS p99_ns
+               ioscaleQuantileNs(0.99, ioscaleBucketValueNs(p99_index), latency_n, min_ns, max_ns) AS p99_ns
         FROM (
             SELECT host, vm, target, direction, count() AS intervals,
                    if(sum(latency_count) > 0, sum(latency_sum_ns) / sum(latency_count), NULL) AS mean_ns,
@@ -156,7 +156,7 @@ WITH
                            has(raw_sources, cityHash64(host, vm, target, direction)), 2, 1) AS buckets_from,
                    if({rank_by:String} = 'p99', if(latency_hist_scheme = 1, arraySum(latency_bucket_count), 0), 0) AS latency_n,
                    if({rank_by:String} = 'p99', latency_bucket_index[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(latency_bucket_count))], 0) AS p99_index,
-                   if(latency_n < 1000, latency_max_ns, least(greatest((bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)), latency_min_ns), latency_max_ns)) AS p99_ns,
+                   ioscaleQuantileNs(0.99, ioscaleBucketValueNs(p99_index), latency_n, latency_min_ns, latency_max_ns) AS p99_ns,
                    if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
                    multiIf({rank_by:String} = 'p99', toFloat64(p99_ns), {rank_by:String} = 'mean', mean_ns,
                            toFloat64(latency_max_ns)) AS score
@@ -174,7 +174,7 @@ WITH
         SELECT host, vm, target, direction, ts,
                arraySum(mapValues(hist)) AS latency_n,
                mapKeys(hist)[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(mapValues(hist)))] AS p99_index,
-               (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns
+               ioscaleBucketValueNs(p99_index) AS p99_raw_ns
         FROM ioscale.io_samples_hist_by_ts FINAL
         WHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
           AND (ts, host, vm, target, direction) IN (
@@ -183,7 +183,7 @@ WITH
         SELECT host, vm, target, direction, ts,
                if(latency_hist_scheme = 1, arraySum(latency_bucket_count), 0) AS latency_n,
                latency_bucket_index[arrayFirstIndex(c -> c >= greatest(1, toUInt64(ceil(0.99 * latency_n))), arrayCumSum(latency_bucket_count))] AS p99_index,
-               (bitShiftLeft(toUInt64(modulo(p99_index, 128) + 128 * least(intDiv(p99_index, 128), 1)), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(p99_index, 128), 1) - 1)), 2)) AS p99_raw_ns
+               ioscaleBucketValueNs(p99_index) AS p99_raw_ns
         FROM ioscale.io_samples FINAL
         WHERE run_id = {run_id:String} AND step_index = {step_index:Int32}
           AND (host, vm, target, direction, ts) IN (
@@ -206,7 +206,7 @@ SELECT * FROM (
         round(t.7 / 1e3, 3)                                                  AS mean_us,
         -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n).
         round(if(s.host IS NULL, t.10,
-                 if(s.latency_n < 1000, t.8, least(greatest(s.p99_raw_ns, t.9), t.8))) / 1e3, 3) AS p99_us,
+                 ioscaleQuantileNs(0.99, s.p99_raw_ns, s.latency_n, t.9, t.8)) / 1e3, 3) AS p99_us,
         round(t.8 / 1e3, 3)                                                  AS max_us,
         round(t.11, 1)                                                       AS iops
     FROM (SELECT arrayJoin(top_intervals) AS t) AS i

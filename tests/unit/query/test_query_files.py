@@ -72,15 +72,35 @@ def test_replacing_merge_trees_are_read_with_final(q: NamedQuery) -> None:
             assert m.group(3), f"ioscale.{m.group(1)} read without FINAL"
 
 
-@pytest.mark.parametrize("q", QUERIES, ids=IDS)
-def test_bucket_representatives_use_the_histogram_modules_expression(q: NamedQuery) -> None:
-    # Every representative computed in SQL is histogram.sql_representative_expr(<column>) verbatim, the
-    # expression checked against the Python scheme (sql_representative_check) on the real server.
-    starts = [m.start() for m in re.finditer(r"\(bitShiftLeft\(toUInt64\(modulo\(", q.sql)]
-    for start in starts:
-        col = re.match(r"\(bitShiftLeft\(toUInt64\(modulo\((\w+),", q.sql[start:]).group(1)
-        expected = histogram.sql_representative_expr(col)
-        assert q.sql[start:start + len(expected)] == expected
+MIGRATIONS = Path(__file__).resolve().parents[3] / "sql" / "migrations"
+
+
+def sql_functions() -> dict[str, tuple[list[str], str]]:
+    """name -> (parameters, body) of the SQL functions the migrations create (one per file)."""
+    out = {}
+    for path in sorted(MIGRATIONS.glob("*_create_function_*.sql")):
+        m = re.search(r"CREATE FUNCTION IF NOT EXISTS (\w+) AS \(([\w, ]*)\) ->\s*(.*?);?\s*$",
+                      re.sub(r"--[^\n]*", "", path.read_text(encoding="utf-8")), re.S)
+        out[m.group(1)] = ([a.strip() for a in m.group(2).split(",")], " ".join(m.group(3).split()))
+    return out
+
+
+def expand(expr: str, functions: dict[str, tuple[list[str], str]]) -> str:
+    """``expr`` with every call of a one-parameter SQL function over a plain column written out, as a view stores it."""
+    pattern = re.compile(r"\b(" + "|".join(n for n, (a, _) in functions.items() if len(a) == 1) + r")\((\w+)\)")
+    while (m := pattern.search(expr)):
+        (param,), body = functions[m.group(1)]
+        expr = expr[:m.start()] + re.sub(rf"\b{param}\b", m.group(2), body) + expr[m.end():]
+    return expr
+
+
+def test_the_bucket_representative_is_the_histogram_modules_expression() -> None:
+    # One home: ioscaleBucketValueNs (sql/migrations/0030-0033) written out is histogram.sql_representative_expr,
+    # the expression checked against the Python scheme on the real server; no query spells it out again.
+    functions = sql_functions()
+    assert f"({expand('ioscaleBucketValueNs(i)', functions)})" == histogram.sql_representative_expr("i")
+    for q in QUERIES:
+        assert "bitShiftLeft(toUInt64(modulo(" not in q.sql and "intDiv(bitShiftLeft(" not in q.sql, q.name
 
 
 #: Queries whose histograms come from the per-step sums (migrations 0040-0043) minus the samples outside the window
@@ -101,29 +121,27 @@ DUPLICATE_RULES = ("samples != bitmapCardinality(sample_ts)", "sum(samples) != g
 
 
 def test_percentile_queries_merge_buckets_and_apply_the_sample_rule() -> None:
-    rep = histogram.sql_representative_expr("i")
+    # The bucket representative and the too-few-samples rule are the SQL functions of sql/migrations/0030-0035
+    # (checked against schema/histogram_vectors.tsv by tests/integration/clickhouse/test_histogram_functions.py);
+    # no query spells them out again.
     for name in ("step_latency_five_nines", "scaling_curve_raw"):
         sql = BY_NAME[name].sql
         assert "quantilesExactWeighted" in sql
-        assert f"arrayMap(i -> {rep}, mapKeys(hist))" in sql
-        assert "least(greatest(" in sql, "clamp to the exact [min, max]"
+        assert "arrayMap(i -> ioscaleBucketValueNs(i), mapKeys(hist))" in sql
+        assert "ioscaleQuantileNs(" in sql, "clamp to the exact [min, max], the max below the required N"
     # lagging_vms and step_latency_outliers (grain source) apply quantileExactWeighted's rank rule to sorted
     # buckets themselves: the first bucket whose running count reaches ceil(0.99 x N).
     for name in ("lagging_vms", "step_latency_outliers"):
         sql = BY_NAME[name].sql
         assert "arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(" in sql
-        assert histogram.sql_representative_expr("p99_index") in sql
-        assert "least(greatest(" in sql, "clamp to the exact [min, max]"
+        assert "ioscaleQuantileNs(0.99, ioscaleBucketValueNs(p99_index), latency_n," in sql
     five = BY_NAME["step_latency_five_nines"].sql
     assert "[0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999] AS levels" in five
     assert "'quantilesExactWeighted(0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)'" in five
-    assert "ceil(10 / (1 - q) * (1 - 1e-9))" in five
-    # The constants written out elsewhere are histogram.required_n's.
-    assert histogram.required_n(0.99) == 1000 and histogram.required_n(0.99999) == 1_000_000
-    assert "l.latency_n < 1000," in BY_NAME["scaling_curve_raw"].sql
-    assert "l.latency_n < 1000000" in BY_NAME["scaling_curve_raw"].sql
-    assert "latency_n < 1000," in BY_NAME["lagging_vms"].sql
-    assert "latency_n < 1000," in BY_NAME["step_latency_outliers"].sql
+    assert "arrayMap(q -> ioscaleRequiredN(q), levels) AS required" in five
+    assert "toBool(l.latency_n < ioscaleRequiredN(0.99999))" in BY_NAME["scaling_curve_raw"].sql
+    for query in BY_NAME.values():
+        assert "intDiv(bitShiftLeft(" not in query.sql and "< 1000," not in query.sql, query.name
 
 
 @pytest.mark.parametrize("name", SUMMED)
@@ -176,7 +194,7 @@ def test_fc_class_rounding_in_log2_is_the_nearest_class(speed_bps: int, gfc: int
 # step_windows (migrations 0135-0136): a refreshable view computes each ended step's VMs and sources once;
 # lagging_vms (grain vm) and step_latency_outliers (grain source) use a row only while it stands for the samples
 # and the step's window, and merge everything else from io_samples FINAL as the view does.
-REFRESH_VIEW = (Path(__file__).resolve().parents[3] / "sql" / "migrations"
+REFRESH_VIEW = (MIGRATIONS
                 / "0136_create_view_step_windows_refresh.sql").read_text(encoding="utf-8")
 #: The rank rule on packed (bucket << 47 | count) arrays, sorted.
 RANK = "arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))"
@@ -221,10 +239,10 @@ def test_the_view_merges_as_the_queries_do() -> None:
     assert "if(well_formed, latency_bucket_index, []), if(well_formed, latency_bucket_count, [])" in view
     assert "countIf(NOT well_formed) AS malformed," in view
     # The same rank rule, representative and small-N rule as the queries.
-    assert RANK in view and histogram.sql_representative_expr("p99_index") in view
-    assert "if(latency_n < 1000, window_max_ns, least(greatest(" in view
-    assert "if(latency_n < 1000, window_max_ns, least(greatest(" in _flat(BY_NAME["lagging_vms"].sql)
-    assert "if(latency_n < 1000, max_ns, least(greatest(" in _flat(BY_NAME["step_latency_outliers"].sql)
+    p99 = "ioscaleQuantileNs(0.99, ioscaleBucketValueNs(p99_index), latency_n, "
+    assert RANK in view and p99 + "window_min_ns, window_max_ns) AS p99_ns" in view
+    assert p99 + "window_min_ns, window_max_ns) AS p99_ns" in _flat(BY_NAME["lagging_vms"].sql)
+    assert p99 + "min_ns, max_ns) AS p99_ns" in _flat(BY_NAME["step_latency_outliers"].sql)
     # It runs beside live steps: one thread, lowest CPU priority.
     assert view.rstrip().endswith("SETTINGS join_use_nulls = 1, max_threads = 1, os_threads_nice_value_query = 19")
     # What a row stands for comes from the same read that found the step settled (the scalar todo).
