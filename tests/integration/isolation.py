@@ -13,7 +13,10 @@ the SQL tests' known runs their hosts and VMs (their oracles spell them).
 
 from __future__ import annotations
 
+import time
 import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 PREFIX = "itest-"
@@ -42,3 +45,35 @@ def delete_rows(admin, table: str, run_id: str) -> None:
         raise ValueError(f"refusing to delete run {run_id!r} from ioscale.{table}: not a test run ({PREFIX}*)")
     admin.command(f"DELETE FROM ioscale.{table} WHERE run_id = {{run:String}} AND startsWith(run_id, '{PREFIX}')",
                   parameters={"run": run_id})
+
+
+@contextmanager
+def scratch_database(stack, kind: str, migration_names: Sequence[str]) -> Iterator[tuple[str, Any]]:
+    """(database, admin client): a scratch database with the named migrations' real DDL (as the runner reads
+    them, fragments written out) aimed at it instead of ``ioscale``; dropped afterwards."""
+    from ioscale.paths import repo_root
+    from ioscale.provision import migrations
+    from ioscale.stack.clickhouse import client
+
+    db = scratch_name(kind)
+    with client(stack.settings, stack.secrets, "admin") as admin:
+        admin.command(f"CREATE DATABASE {db}")
+        try:
+            ddl = {m.name: m.text for m in migrations.discover(repo_root() / "sql" / "migrations")}
+            for name in migration_names:
+                admin.command(ddl[name].replace("ioscale.", f"{db}."))
+            yield db, admin
+        finally:
+            admin.command(f"DROP DATABASE IF EXISTS {db} SYNC")
+
+
+def wait_for_io_samples(ch, run_id: str, count: int, timeout_s: float = 120.0) -> int:
+    """Waits until ``ioscale.io_samples`` holds ``count`` samples of the run (the Kafka engine's delay); the
+    number it holds when it returns."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        held = ch.query("SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
+                        parameters={"r": run_id}).result_rows[0][0]
+        if held >= count or time.monotonic() > deadline:
+            return held
+        time.sleep(1)

@@ -21,8 +21,6 @@ import pytest
 
 from ioscale.cli import main
 from ioscale.errors import ExitStatus
-from ioscale.paths import repo_root
-from ioscale.provision import migrations
 from ioscale.provision.analysis_check import QUERY, RESULT_TABLES, compare, split_rows
 from ioscale.query import bind, execute, load
 from ioscale.simulator import make_engine
@@ -30,7 +28,7 @@ from ioscale.stack.clickhouse import client
 from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
-from isolation import PREFIX, delete_rows, prefixed, scratch_name
+from isolation import PREFIX, delete_rows, prefixed, scratch_database, wait_for_io_samples
 
 pytestmark = pytest.mark.slow
 
@@ -50,17 +48,9 @@ def scratch(stack) -> Iterator[tuple[str, object]]:
     run-a: 3 steps of 20 s (STEP_STARTED at 20k s, measured from 20k + 5 s), sources h/v1 and h/v2, reads and
     writes, one sample per second stamped at .500 with ops = 100 + second; a collector that knows no step (-1)
     sends 20 samples of 7 ops in step 1's seconds; one sample arrives twice. run-b must not count."""
-    db = scratch_name("check")
-    with client(stack.settings, stack.secrets, "admin") as admin:
-        admin.command(f"CREATE DATABASE {db}")
-        try:
-            ddl = {m.name: m.text for m in migrations.discover(repo_root() / "sql" / "migrations")}
-            for name in MIGRATIONS:
-                admin.command(ddl[name].replace("ioscale.", f"{db}."))
-            fill(admin, db)
-            yield db, admin
-        finally:
-            admin.command(f"DROP DATABASE IF EXISTS {db} SYNC")
+    with scratch_database(stack, "check", MIGRATIONS) as (db, admin):
+        fill(admin, db)
+        yield db, admin
 
 
 def fill(admin, db: str) -> None:
@@ -165,11 +155,7 @@ def test_analyze_passes_its_check_and_names_what_was_deleted(stack, capsys) -> N
                 run_id, sent_io, sent_ops = record["run_id"], sent_io + 1, sent_ops + record["ops"]
     producer.flush(60)
     with client(stack.settings, stack.secrets, "reader") as ch:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and ch.query(
-                "SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
-                parameters={"r": run_id}).result_rows[0][0] < sent_io:
-            time.sleep(1)
+        wait_for_io_samples(ch, run_id, sent_io)
     capsys.readouterr()
 
     assert main(["analyze", run_id, "--timeout-s", "600"]) == ExitStatus.OK

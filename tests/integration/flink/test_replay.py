@@ -22,7 +22,7 @@ from ioscale.stack.progress import SilentProgress
 from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
-from isolation import prefixed
+from isolation import prefixed, wait_for_io_samples
 
 pytestmark = pytest.mark.slow
 
@@ -44,11 +44,7 @@ def test_a_past_run_is_analysed_by_its_own_replay(stack):
                 steps.add(record["step_index"])
     producer.flush(60)
     with client(stack.settings, stack.secrets, "reader") as ch:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and ch.query(
-                "SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
-                parameters={"r": run_id}).result_rows[0][0] < sent_io:
-            time.sleep(1)
+        wait_for_io_samples(ch, run_id, sent_io)
         held = analyze(FlinkJobs(StackContext(stack.settings, stack.secrets, SilentProgress())), ch, run_id,
                        timeout_s=600)
         assert held["scaling_curves"] == len(steps) == 4

@@ -14,12 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from ioscale.paths import repo_root
-from ioscale.provision import migrations
 from ioscale.query import bind, execute, load
 from ioscale.stack.clickhouse import client
 
-from isolation import PREFIX, scratch_name
+from isolation import PREFIX, scratch_database
 
 MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_curves.sql",
               "0109_create_table_usl_fits.sql", "0110_create_table_alerts.sql")
@@ -28,18 +26,9 @@ MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_c
 @pytest.fixture(scope="module")
 def scratch(stack) -> Iterator[tuple[str, object]]:
     """(database, admin client) with the result tables' real DDL and known rows; dropped afterwards."""
-    db = scratch_name("sqllib")
-    with client(stack.settings, stack.secrets, "admin") as admin:
-        admin.command(f"CREATE DATABASE {db}")
-        try:
-            # as the runner reads them: the column sets they share (fragments) written out
-            ddl = {m.name: m.text for m in migrations.discover(repo_root() / "sql" / "migrations")}
-            for name in MIGRATIONS:
-                admin.command(ddl[name].replace("ioscale.", f"{db}."))
-            fill(admin, db)
-            yield db, admin
-        finally:
-            admin.command(f"DROP DATABASE IF EXISTS {db} SYNC")
+    with scratch_database(stack, "sqllib", MIGRATIONS) as (db, admin):
+        fill(admin, db)
+        yield db, admin
 
 
 def fill(admin, db: str) -> None:

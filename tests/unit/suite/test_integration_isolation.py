@@ -5,8 +5,8 @@ Read from the source, never run: each string (f-strings with their placeholders)
 DELETE FROM, ALTER TABLE, TRUNCATE or DROP TABLE/DATABASE/VIEW/DICTIONARY, and each call that deletes a Kafka topic
 or a registry subject, must either
 - keep to the test runs: ``startsWith(run_id, '{PREFIX}')`` in the statement, with no OR beside it, or
-- name a scratch object the test made itself: a variable (or fixture) whose value comes from ``scratch_name()`` or
-  ``unique()``, or a literal name with the scratch prefix.
+- name a scratch object the test made itself: a variable (or fixture) whose value comes from ``scratch_name()``,
+  ``unique()`` or ``scratch_database()``, or a literal name with the scratch prefix.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ INTEGRATION = REPO / "tests" / "integration"
 ISOLATION = INTEGRATION / "isolation.py"
 
 #: Functions of isolation.py whose result names something a test made itself.
-MAKERS = {"scratch_name", "unique"}
+MAKERS = {"scratch_name", "unique", "scratch_database"}
 #: Statements that remove data or objects. Word-bounded, so "deleted from" in prose does not count.
 DESTRUCTIVE = re.compile(
     r"\b(DELETE\s+FROM|ALTER\s+TABLE|TRUNCATE(?:\s+TABLE)?|DROP\s+(?:TEMPORARY\s+)?(?:TABLE|DATABASE|VIEW|DICTIONARY))"
@@ -106,6 +106,8 @@ def scratch_names(tree: ast.AST) -> set[str]:
              and any("fixture" in ast.unparse(d) for d in f.decorator_list) and _calls_maker(f)}
     assigns = [(n.targets if isinstance(n, ast.Assign) else [n.target], n.value) for n in ast.walk(tree)
                if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None]
+    assigns += [([n.optional_vars], n.context_expr) for n in ast.walk(tree)  # with maker(...) as (db, admin)
+                if isinstance(n, ast.withitem) and n.optional_vars is not None]
     while True:
         before = len(found)
         for targets, value in assigns:
