@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ioscale.errors import StackError
+from ioscale.paths import Subpath
 from ioscale.provision import analytics_config
 from ioscale.stack.commands import run_logged
 from ioscale.stack.flink import (ACTIVE_JOB_STATES, ANALYTICS_JOB, SAMPLE_MONITOR_JOB, FlinkComponent, job_states,
@@ -180,17 +181,9 @@ class FlinkJobs(FlinkComponent):
     """The Flink cluster with the ioscale jobs: ``configure()`` builds the jar and submits or redeploys them."""
 
     # -- locations ---------------------------------------------------------------------------------
-    @property
-    def jobs_project(self) -> Path:
-        return self.settings.repo / "stream-jobs"
-
-    @property
-    def job_jar(self) -> Path:
-        return self.jobs_project / "target" / JOB_JAR_NAME
-
-    @property
-    def build_log(self) -> Path:
-        return self.settings.log_dir / "flink-jobs-build.log"
+    jobs_project = Subpath("settings.repo", "stream-jobs")
+    job_jar = Subpath("jobs_project", "target", JOB_JAR_NAME)
+    build_log = Subpath("settings.log_dir", "flink-jobs-build.log")
 
     # -- REST: one job ---------------------------------------------------------------------------------
     def job_state(self, job_id: str) -> str:

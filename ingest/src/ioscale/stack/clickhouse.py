@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ioscale.errors import StackError
+from ioscale.paths import Subpath
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec, port_in_use
@@ -124,22 +125,10 @@ class ClickHouseComponent(Component):
     name = "clickhouse"
     install_version = ENGINE_PINS
 
-    @property
-    def conf_dir(self) -> Path:
-        return self.data / "conf"
-
-    @property
-    def config_file(self) -> Path:
-        return self.conf_dir / "config.xml"
-
-    @property
-    def users_file(self) -> Path:
-        return self.conf_dir / "users.xml"
-
-    @property
-    def server_log(self) -> Path:
-        """ClickHouse's own log (the process log holds only the wrapper's lines and crashes)."""
-        return self.settings.log_dir / "clickhouse-server.log"
+    config_file = Subpath("conf_dir", "config.xml")
+    users_file = Subpath("conf_dir", "users.xml")
+    #: ClickHouse's own log (the process log holds only the wrapper's lines and crashes)
+    server_log = Subpath("settings.log_dir", "clickhouse-server.log")
 
     @property
     def http_url(self) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ioscale.errors import StackError
+from ioscale.paths import Subpath
 from ioscale.stack import process
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.progress import Progress
@@ -73,6 +74,9 @@ class Component(ABC):
     @property
     def install_log(self) -> Path:
         return self.settings.log_dir / f"{self.name}-install.log"
+
+    #: config files prepare() renders, under the data folder so resetting a service resets them too
+    conf_dir = Subpath("data", "conf")
 
     def spec(self, suffix: str | None, argv: list[str], **kw) -> ProcessSpec:
         name = self.name if suffix is None else f"{self.name}-{suffix}"

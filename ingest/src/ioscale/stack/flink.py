@@ -29,6 +29,7 @@ from typing import Any
 import requests
 
 from ioscale.errors import StackError
+from ioscale.paths import Subpath
 from ioscale.stack import process
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health
@@ -97,19 +98,13 @@ class FlinkComponent(Component):
     install_version = "+".join(PIP_REQUIREMENTS)
 
     # -- locations ---------------------------------------------------------------------------------
-    @property
-    def site_dir(self) -> Path:
-        """pip ``--target`` directory holding the two wheels' contents."""
-        return self.dist / "site"
+    #: pip ``--target`` directory holding the two wheels' contents
+    site_dir = Subpath("dist", "site")
 
     @property
     def flink_home(self) -> Path:
         # Not an error when absent: `stack down`/`status` build process specs without an install.
         return find_flink_home(self.site_dir) or self.site_dir / "pyflink"
-
-    @property
-    def conf_dir(self) -> Path:
-        return self.data / "conf"
 
     @property
     def rpc_port(self) -> int:

@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 from ioscale.errors import StackError
+from ioscale.paths import Subpath
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health
 from ioscale.stack.process import ProcessSpec, port_in_use
@@ -56,17 +57,8 @@ class KafkaComponent(Component):
     name = "kafka"
     install_version = "kafka_2.13-4.3.1+log4j-2.24.3"
 
-    @property
-    def lib_dir(self) -> Path:
-        return self.dist / "lib"
-
-    @property
-    def conf_dir(self) -> Path:
-        return self.data / "conf"
-
-    @property
-    def log_dirs(self) -> Path:
-        return self.data / "kraft-logs"
+    lib_dir = Subpath("dist", "lib")
+    log_dirs = Subpath("data", "kraft-logs")
 
     def install(self) -> None:
         if self.is_installed():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ioscale.errors import ConfigError
-from ioscale.paths import repo_root
+from ioscale.paths import Subpath, repo_root
 
 #: Default TCP ports, one per listening socket. Names are what ``IOSCALE_<NAME>_PORT`` overrides.
 DEFAULT_PORTS: dict[str, int] = {
@@ -59,29 +59,12 @@ class StackSettings:
     ports: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PORTS))
 
     # Derived locations; one folder per concern so `rm -rf data/<svc>` resets one service.
-    @property
-    def dist_dir(self) -> Path:
-        return self.home / "dist"
-
-    @property
-    def data_dir(self) -> Path:
-        return self.home / "data"
-
-    @property
-    def log_dir(self) -> Path:
-        return self.home / "logs"
-
-    @property
-    def run_dir(self) -> Path:
-        return self.home / "run"
-
-    @property
-    def secrets_file(self) -> Path:
-        return self.home / "secrets.env"
-
-    @property
-    def venv_python(self) -> Path:
-        return self.home / "venv" / "bin" / "python"
+    dist_dir = Subpath("home", "dist")
+    data_dir = Subpath("home", "data")
+    log_dir = Subpath("home", "logs")
+    run_dir = Subpath("home", "run")
+    secrets_file = Subpath("home", "secrets.env")
+    venv_python = Subpath("home", "venv", "bin", "python")
 
     def port(self, name: str) -> int:
         return self.ports[name]

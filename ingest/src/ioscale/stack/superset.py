@@ -25,6 +25,7 @@ from urllib.parse import quote
 import requests
 
 from ioscale.errors import StackError
+from ioscale.paths import Subpath
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec
@@ -97,33 +98,17 @@ class SupersetComponent(Component):
         self.install_version = f"superset-{SUPERSET_VERSION}-lock-{lock_digest}"
 
     # -- locations ---------------------------------------------------------------------------
-    @property
-    def lock_file(self) -> Path:
-        return self.settings.repo / "stack" / "superset" / "requirements.lock"
-
-    @property
-    def config_file(self) -> Path:
-        return self.settings.repo / "stack" / "superset" / "superset_config.py"
-
-    @property
-    def bundle_dir(self) -> Path:
-        return self.settings.repo / "superset"
-
-    @property
-    def venv(self) -> Path:
-        return self.dist / "venv"
-
-    @property
-    def metadata_db(self) -> Path:
-        return self.data / "superset.db"
+    lock_file = Subpath("settings.repo", "stack", "superset", "requirements.lock")
+    config_file = Subpath("settings.repo", "stack", "superset", "superset_config.py")
+    bundle_dir = Subpath("settings.repo", "superset")
+    venv = Subpath("dist", "venv")
+    metadata_db = Subpath("data", "superset.db")
 
     @property
     def prepare_log(self) -> Path:
         return self.settings.log_dir / f"{self.name}-prepare.log"
 
-    @property
-    def _prepared_marker(self) -> Path:
-        return self.data / "prepared.json"
+    _prepared_marker = Subpath("data", "prepared.json")
 
     @property
     def url(self) -> str:
