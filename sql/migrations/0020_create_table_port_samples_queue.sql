@@ -24,8 +24,4 @@ SETTINGS
     kafka_broker_list = '{{kafka_bootstrap}}',
     kafka_topic_list = 'ioscale.port_samples',
     kafka_group_name = 'clickhouse-port_samples',
-    kafka_format = 'AvroConfluent',
-    format_avro_schema_registry_url = '{{registry_url}}',
-    kafka_num_consumers = 1,
-    kafka_handle_error_mode = 'stream',
-    kafka_flush_interval_ms = 500
+{{kafka_avro_consumer}}

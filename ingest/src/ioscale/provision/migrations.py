@@ -6,8 +6,9 @@ Rules (checked here, so a mistake fails `stack up` with a clear message rather t
   Numbers are unique; files run in number order. Any other ``*.sql`` in the folder is an error.
 - One statement per file (a trailing ``;`` is allowed). Comments are welcome and are sent along.
 - ``{{name}}`` stands for ``fragments/name.sql`` when that file exists: a piece of DDL several
-  migrations share (the measure columns of the rollup tables), written out where it stands, comments
-  included. Every other ``{{name}}`` is a placeholder filled from a dict before execution (e.g.
+  migrations share (the measure columns of the rollup tables, the Kafka queues' consumer settings),
+  written out where it stands, comments included (and placeholders, filled as the migration's own).
+  Every other ``{{name}}`` is a placeholder filled from a dict before execution (e.g.
   ``{{kafka_bootstrap}}``, ``{{registry_url}}``); an unknown name is an error. ClickHouse's own
   ``{name:Type}`` query parameters use single braces and are left alone.
 - Each applied file is recorded in ``ioscale_meta.schema_migrations`` with the sha256 of its content
