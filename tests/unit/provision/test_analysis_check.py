@@ -149,3 +149,9 @@ def test_the_query_returns_what_split_rows_reads_for_every_table():
     # The report order is the module's.
     order = re.search(r"ORDER BY indexOf\(\[([^\]]*)\]", q.sql).group(1)
     assert tuple(re.findall(r"'(\w+)'", order)) == ac.RESULT_TABLES
+
+
+def test_the_result_tables_are_those_the_query_compares() -> None:
+    # RESULT_TABLES orders the report and counts the tables checked; the query reads each rollup once more by name.
+    rollups = re.findall(r"FROM ioscale\.(io_\w+) FINAL WHERE run_id", load(ac.QUERY).sql)
+    assert (*dict.fromkeys(rollups), "scaling_curves") == ac.RESULT_TABLES
