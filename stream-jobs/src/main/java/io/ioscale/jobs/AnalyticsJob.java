@@ -159,7 +159,10 @@ public final class AnalyticsJob {
         env.getConfig().enableObjectReuse();
 
         SingleOutputStreamOperator<IoSample> io = decoded(env, sources.ioSamples(), s -> s.tsMs, "io-samples");
-        SingleOutputStreamOperator<RunEvent> runs = decoded(env, sources.runEvents(), e -> e.tsMs, "run-events");
+        // A run event takes effect from its millisecond on (RUN_STARTED's links apply to the port samples stamped
+        // with it), so it sorts just before them: a batch replay orders each key's records by this time, and ties
+        // between inputs fall either way.
+        SingleOutputStreamOperator<RunEvent> runs = decoded(env, sources.runEvents(), e -> e.tsMs - 1, "run-events");
         SingleOutputStreamOperator<CpuSample> cpu = decoded(env, sources.cpuSamples(), s -> s.tsMs, "cpu-samples");
         SingleOutputStreamOperator<PortSample> port = decoded(env, sources.portSamples(), s -> s.tsMs, "port-samples");
 
