@@ -32,10 +32,11 @@ def test_unknown_tool_is_a_usage_error(kit):
 def test_directory_expands_to_the_tool_files(kit):
     r = import_files("vmfleet", [kit.DATA / "vmfleet_sweep"], now_ms=kit.NOW_MS)
     assert len({s["tags"]["source_file"] for s in r.io_samples}) == 6
-    r = import_files("iometer", [kit.DATA], now_ms=kit.NOW_MS)   # the two .csv files of data/
-    assert {s["host"] for s in r.io_samples} == {"HOST1", "OLDBOX"}
+    r = import_files("iometer", [kit.DATA], now_ms=kit.NOW_MS)   # the three .csv files of data/, by name
+    assert {s["host"] for s in r.io_samples} == {"HOST1", "HOST2", "OLDBOX"}
     steps = [e for e in r.run_events if e["event_type"] == "STEP_STARTED"]
-    assert len(steps) == 3 and [e["step_index"] for e in steps] == [2, 0, 1]   # time order: 2008 first
+    # time order: 2008 (OLDBOX, 3rd file) first, then 2019 (HOST1, 2nd file), then 2020 (HOST2, 1st file)
+    assert len(steps) == 15 and [e["step_index"] for e in steps] == [14, 12, 13, *range(12)]
 
 
 def test_missing_and_unreadable_inputs_are_issues(kit, tmp_path):
@@ -116,3 +117,11 @@ def test_run_events_order_and_fields():
     assert ev[-1]["start_ms"] == 100 and ev[-1]["end_ms"] == 300 and ev[0]["load"] is None
     assert all(e["tags"] == {"k": "v"} for e in ev)
     assert run_events(run_id="r", tool="FIO", scenario="", description="", hosts=[], steps=[]) == []
+
+
+def test_a_directory_of_directories_says_they_are_not_searched(kit, tmp_path):
+    (tmp_path / "4k").mkdir()   # bench-fio: <output>/<target>/<block size>/<rw>-<iodepth>-<numjobs>.json
+    r = import_files("fio", [tmp_path], now_ms=kit.NOW_MS)
+    assert [str(i) for i in r.errors] == [
+        f"error: {tmp_path}: directory holds no .json file (subdirectories are not searched: pass them too, "
+        "e.g. DIR/*/)"]

@@ -38,35 +38,78 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ioscale.importers import import_files
+    from ioscale.importers import import_runs
 
-    result = import_files(args.tool, [Path(p) for p in args.files], run_id=args.run_id, start_ms=args.start_ms)
-    for issue in result.errors:
+    runs = import_runs(args.tool, [Path(p) for p in args.files], run_id=args.run_id, start_ms=args.start_ms,
+                       sweep_axis=args.sweep_axis, one_run=args.one_run)
+    issues = [i for r in runs for i in r.errors]
+    for issue in issues:
         print(f"{issue}", file=sys.stderr)
-    summary = (f"run {result.run_id}: {len(result.run_events)} run events, {len(result.io_samples)} I/O samples, "
-               f"{len(result.cpu_samples)} CPU samples, {len(result.port_samples)} port samples, "
-               f"{sum(1 for i in result.errors if i.severity == 'error')} errors, "
-               f"{sum(1 for i in result.errors if i.severity != 'error')} warnings")
+    if len(runs) > 1:
+        print(f"{len(runs)} runs, one per sweep along {runs[0].sweep_axis}, sweep group {runs[0].sweep_group} "
+              f"(`ioscale sql run_list -p sweep_group={runs[0].sweep_group}`; --one-run keeps them as one run):")
+    for r in runs:
+        print(_run_line(r))
+    count = lambda kind: sum(len(getattr(r, kind)) for r in runs)  # noqa: E731
+    totals = (f"{count('run_events')} run events, {count('io_samples')} I/O samples, {count('cpu_samples')} CPU "
+              f"samples, {count('port_samples')} port samples, {sum(1 for i in issues if i.severity == 'error')} "
+              f"errors, {sum(1 for i in issues if i.severity != 'error')} warnings")
     if args.dry_run:
-        print(summary + " (dry run: nothing sent)")
-    else:
-        from confluent_kafka import Producer
+        print(totals + " (dry run: nothing sent)")
+        return ExitStatus.BAD_INPUT if any(r.has_errors for r in runs) else ExitStatus.OK
+    from confluent_kafka import Producer
 
-        from ioscale.wire.producer import TelemetryProducer
-        from ioscale.wire.publish import publish_import
+    from ioscale.wire.producer import TelemetryProducer
+    from ioscale.wire.publish import publish_import
 
-        bootstrap, registry = endpoints(args)
-        producer = TelemetryProducer(bootstrap, registry)
-        dlq = Producer({"bootstrap.servers": bootstrap, "log_level": 3})
-        counts = publish_import(result, producer, dlq)
-        producer.flush()
-        dlq.flush(30)
-        print(summary + "; sent " + ", ".join(f"{n} to {t}" for t, n in counts.items()))
-        if result.io_samples and args.analyze:
-            analyze_run(result.run_id, wait_for_samples=len(result.io_samples))
-        elif result.io_samples:
-            print(f"to analyse it in Flink (scaling curve, saturation, alerts): ioscale analyze {result.run_id}")
-    return ExitStatus.BAD_INPUT if result.has_errors else ExitStatus.OK
+    bootstrap, registry = endpoints(args)
+    producer = TelemetryProducer(bootstrap, registry)
+    dlq = Producer({"bootstrap.servers": bootstrap, "log_level": 3})
+    counts: dict[str, int] = {}
+    for r in runs:
+        for topic, n in publish_import(r, producer, dlq).items():
+            counts[topic] = counts.get(topic, 0) + n
+    producer.flush()
+    dlq.flush(30)
+    print(totals + "; sent " + ", ".join(f"{n} to {t}" for t, n in counts.items()))
+    analysed = [r for r in runs if r.io_samples]
+    if analysed and args.analyze:
+        analyze_runs([(r.run_id, len(r.io_samples)) for r in analysed])
+    elif analysed:
+        print("to analyse in Flink (scaling curve, saturation, alerts): ioscale analyze "
+              + " ".join(r.run_id for r in analysed))
+    return ExitStatus.BAD_INPUT if any(r.has_errors for r in runs) else ExitStatus.OK
+
+
+def _run_line(r) -> str:
+    steps = sum(1 for e in r.run_events if e["event_type"] == "STEP_STARTED")
+    line = f"run {r.run_id}: {steps} step{'s' if steps != 1 else ''}"
+    if r.sweep_axis:
+        points = r.sweep_points if len(r.sweep_points) <= 10 else [*r.sweep_points[:9], "...", r.sweep_points[-1]]
+        line += f" along {r.sweep_axis} ({', '.join(points)})"
+    if r.sweep:
+        line += f" [{r.sweep}]"
+    return line + f", {len(r.io_samples)} I/O samples, {len(r.cpu_samples)} CPU samples"
+
+
+def analyze_runs(runs: list[tuple[str, int]]) -> None:
+    """Analyse each run, the later ones also when an earlier one fails; then raise the first failure, naming all."""
+    if len(runs) == 1:
+        analyze_run(runs[0][0], wait_for_samples=runs[0][1])
+        return
+    failed: list[tuple[str, IoscaleError]] = []
+    for run_id, samples in runs:
+        try:
+            analyze_run(run_id, wait_for_samples=samples)
+        except IoscaleError as e:
+            print(f"Error: {run_id}: {e}", file=sys.stderr)
+            failed.append((run_id, e))
+    if failed:
+        first = failed[0][1]
+        err = IoscaleError(f"the analysis of {len(failed)} of {len(runs)} runs failed: "
+                           + ", ".join(r for r, _ in failed), first.hint)
+        err.exit_status = first.exit_status
+        raise err
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
@@ -105,15 +148,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def add_import_parser(sub: argparse._SubParsersAction) -> None:
     from ioscale.importers import IMPORTERS
+    from ioscale.importers.sweeps import AXES
 
     imp = sub.add_parser("import", help="import result files of a load generator (after the fact)")
     imp.add_argument("tool", choices=sorted(IMPORTERS), help="format of the files")
     imp.add_argument("files", nargs="+", help="result files (or a directory for vmfleet)")
-    imp.add_argument("--run-id", help="run id (default: derived from the files' content)")
+    imp.add_argument("--run-id", help="run id (default: derived from the files' content); when the files hold "
+                                      "several sweeps, the start of each sweep's run id and their sweep_group")
     imp.add_argument("--start-ms", type=int, help="start time (epoch ms) for files that carry none")
     imp.add_argument("--dry-run", action="store_true", help="parse and report only, send nothing")
     imp.add_argument("--analyze", action="store_true",
-                     help="then analyse the run in Flink (scaling curve, saturation, alerts): see `ioscale analyze`")
+                     help="then analyse each run in Flink (scaling curve, saturation, alerts): see `ioscale analyze`")
+    runs = imp.add_mutually_exclusive_group()
+    runs.add_argument("--sweep-axis", choices=[a.name for a in AXES],
+                      help="one run per sweep along this axis, one for each combination of the other axes' values: "
+                           + "; ".join(f"{a.name} = {a.meaning}" for a in AXES)
+                           + " (default: the axis with the most distinct values; ties go to iodepth)")
+    runs.add_argument("--one-run", action="store_true",
+                      help="every step in one run, in file order, even when they cross several sweeps")
     add_endpoint_args(imp)
     imp.set_defaults(func=_cmd_import)
 

@@ -17,6 +17,11 @@ iometer    Iometer results CSV                        step per 'Results block, I
 
 The run id is derived from the files' content unless given, so importing the same files twice yields the
 same records (idempotent downstream).
+
+``import_files`` puts every step of the input into one run. ``import_runs`` (what ``ioscale import`` does)
+splits it into one run per sweep along one load axis (``sweeps.split_sweeps``): an Iometer CSV's access
+specifications, a VMFleet directory's block sizes and mixes, a bench-fio directory's (rw, numjobs) each become a
+run stepping along the queue depth, linked by the ``sweep_group`` label.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from ioscale.importers.diskspd import import_diskspd
 from ioscale.importers.fio import import_fio
 from ioscale.importers.fio_hist import import_fio_hist
 from ioscale.importers.iometer import import_iometer
+from ioscale.importers.sweeps import AXIS_NAMES, split_sweeps
 from ioscale.importers.vmfleet import import_vmfleet
 
 #: ``(sources, run_id, *, start_ms, now_ms) -> ImportResult``; pure (no I/O, no clock).
@@ -75,7 +81,9 @@ def read_sources(tool: str, paths: Sequence[Path], errors: list[ImportIssue]) ->
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
             if not files:
-                errors.append(ImportIssue(str(path), f"directory holds no {'/'.join(suffixes)} file"))
+                hint = " (subdirectories are not searched: pass them too, e.g. DIR/*/)" if any(
+                    p.is_dir() for p in path.iterdir()) else ""
+                errors.append(ImportIssue(str(path), f"directory holds no {'/'.join(suffixes)} file{hint}"))
         else:
             files = [path]
         for f in files:
@@ -127,5 +135,17 @@ def import_files(tool: str, paths: list[Path], run_id: str | None = None, *, sta
     return result
 
 
-__all__ = ["IMPORTERS", "ImportIssue", "ImportResult", "UnknownImporterError", "import_files",
-           "import_sources", "read_sources"]
+def import_runs(tool: str, paths: list[Path], run_id: str | None = None, *, sweep_axis: str | None = None,
+                one_run: bool = False, start_ms: int | None = None, now_ms: int | None = None) -> list[ImportResult]:
+    """``import_files``, then one run per sweep along ``sweep_axis`` (None: the axis with the most values).
+
+    ``one_run`` keeps every step in one run, as ``import_files``. ``run_id`` is the id of a single sweep and
+    the base of each sweep's id (and their ``sweep_group``) when the input holds several. Each import issue is
+    on exactly one of the runs.
+    """
+    result = import_files(tool, paths, run_id, start_ms=start_ms, now_ms=now_ms)
+    return [result] if one_run else split_sweeps(result, sweep_axis)
+
+
+__all__ = ["AXIS_NAMES", "IMPORTERS", "ImportIssue", "ImportResult", "UnknownImporterError", "import_files",
+           "import_runs", "import_sources", "read_sources"]

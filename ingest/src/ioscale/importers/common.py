@@ -66,7 +66,11 @@ class ImportIssue:
 
 @dataclass
 class ImportResult:
-    """Records produced by one import, plus every issue met on the way (``errors``)."""
+    """Records of one run of an import, plus every issue met on the way (``errors``).
+
+    The ``sweep_*`` fields are set when ``sweeps.split_sweeps`` made the run: the group's base id, what sets
+    this sweep apart (readable; empty when the input held one sweep), the axis and each step's value on it.
+    """
 
     run_id: str = ""
     run_events: list[RunEvent] = field(default_factory=list)
@@ -74,6 +78,10 @@ class ImportResult:
     cpu_samples: list[CpuSample] = field(default_factory=list)
     port_samples: list[PortSample] = field(default_factory=list)
     errors: list[ImportIssue] = field(default_factory=list)
+    sweep_group: str = ""
+    sweep: str = ""
+    sweep_axis: str = ""
+    sweep_points: list[str] = field(default_factory=list)
 
     @property
     def has_errors(self) -> bool:

@@ -416,8 +416,8 @@ def _block_records(block: Block, name: str, issues: Issues, result: ImportResult
     if not qd:
         qds = {int(q) for r in rows if r.kind == "WORKER" and (q := to_number(r.values.get("queue depth")))}
         qd = qds.pop() if len(qds) == 1 else 0
-    if spec is None:
-        labels["access_spec"] = "unknown or mixed"
+    # The access spec is the workload a cycling sweep steps through: the profile sweeps.split_sweeps keeps apart.
+    labels["access_spec"] = spec.name if spec is not None else "unknown or mixed"
     label = f"{spec.name if spec else 'mixed specs'} | {managers} mgr x {workers} wkr x {disks} tgt, QD {qd}"
     span = StepSpan(
         index=step_index, label=label, start_ms=start, end_ms=max(end, start),

@@ -229,6 +229,26 @@ def make_vmfleet() -> None:
                                               run_time=f"2024/04/01 09:{minute:02d}:{k:02d} UTC", timespans=[span]))
 
 
+def make_vmfleet_grid() -> None:
+    """A VMFleet sweep over block size x mix x queue depth, one VM per point: four sweeps along the queue depth."""
+    rng = random.Random(16)
+    d = HERE / "vmfleet_bs_mix_qd"
+    d.mkdir(exist_ok=True)
+    minute = 0
+    for b in (4, 64):
+        for w in (0, 30):
+            for qd in (1, 8):
+                vm = "vm-base-NODE1-1"
+                span = dict(bs=b * 1024, qd=qd, threads=1, write_pct=w, duration=60, warmup=30, cooldown=30,
+                            test_time=60.00, targets=[("C:\\run\\testfile1.dat",
+                                                       [thread_ios(rng, 200 * qd, w, 150.0 * qd * b / 4)])],
+                            cpu=[(30.0 + qd, 6.0, 24.0 + qd)])
+                (d / f"result-b{b}t1o{qd}w{w}pr-base-{vm}+{vm}.xml").write_text(
+                    diskspd_xml(computer="GUEST", cpus=1, run_time=f"2024/05/01 {9 + minute // 60:02d}:{minute % 60:02d}:00 UTC",
+                                timespans=[span]))
+                minute += 2
+
+
 # --- fio json+ -------------------------------------------------------------------------------------------
 
 
@@ -302,6 +322,37 @@ def make_fio_jsonplus() -> None:
            "time": "Fri Jul 14 02:40:11 2017", "global options": {"filename": "/dev/sdb", "ioengine": "libaio"},
            "jobs": [job]}
     (HERE / "fio-2.21_jsonplus_usec.json").write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def make_fio_benchfio() -> None:
+    """A directory as fio-plot's bench-fio writes it (bench_fio/benchlib/runfio.py): one fio JSON per
+    (rw, iodepth, numjobs), named <rw>-<iodepth>-<numjobs>.json, group_reporting (one job entry), plain json
+    (no bins), run in bench-fio's loop order rw > iodepth > numjobs, 60 s each."""
+    rng = random.Random(17)
+    d = HERE / "fio_benchfio_4k"
+    d.mkdir(exist_ok=True)
+    t0 = 1_714_000_000_000
+    k = 0
+    for mode in ("randread", "randwrite"):
+        for iodepth in (1, 2, 4, 16):
+            for numjobs in (1, 2):
+                n = 100 * iodepth * numjobs
+                lat = [v * 1000 for v in lognormal_us(rng, n, 80.0 * iodepth, 0.4)]
+                runtime = 60_000
+                rd = fio_dir(lat if mode == "randread" else [], runtime, 4096, 1, True)
+                wr = fio_dir(lat if mode == "randwrite" else [], runtime, 4096, 1, True)
+                for dd in (rd, wr):
+                    dd.get("clat_ns", {}).pop("bins", None)
+                start = t0 + k * 61_000
+                job = {"jobname": "iotest", "groupid": 0, "error": 0, "eta": 0, "elapsed": 61, "job_start": start,
+                       "job options": {"rw": mode, "blocksize": "4k", "ioengine": "libaio", "iodepth": str(iodepth),
+                                       "numjobs": str(numjobs), "direct": "1", "filename": "/dev/nvme1n1",
+                                       "group_reporting": "1", "runtime": "60"},
+                       "read": rd, "write": wr, "trim": fio_dir([], 0, 4096, 1, True), "usr_cpu": 1.5, "sys_cpu": 6.0}
+                doc = {"fio version": "fio-3.28", "timestamp": (start + 61_000) // 1000, "timestamp_ms": start + 61_000,
+                       "time": "", "global options": {}, "jobs": [job]}
+                (d / f"{mode}-{iodepth}-{numjobs}.json").write_text(json.dumps(doc, indent=2) + "\n")
+                k += 1
 
 
 # --- Iometer ---------------------------------------------------------------------------------------------
@@ -445,9 +496,53 @@ def make_iometer() -> None:
     (HERE / "iometer_2006.07.27_no_targets.csv").write_text("\r\n".join(lines) + "\r\n")
 
 
+def make_iometer_specs() -> None:
+    """Three access specifications, each cycled through QD 1, 2, 4, 8 (test type 3, exponential stepping): one
+    'Results block per (spec, QD), in Iometer's order (spec after spec, the cycling inside). The third spec has
+    the first one's size and mix and differs only in alignment, so only its name tells them apart."""
+    rng = random.Random(18)
+    specs = (("4K random read", 4096, "4096,100,100,100,0,1,0,0", 100),
+             ("64K seq write", 65536, "65536,100,0,0,0,1,0,0", 0),
+             ("4K random read aligned 64K", 4096, "4096,100,100,100,0,1,65536,0", 100))
+    lines: list[str] = []
+    run_s = 10.0
+    t = 0
+    for name, bs, spec_line, read_pct in specs:
+        for qd in (1, 2, 4, 8):
+            mean_ms = 0.2 * qd ** 0.5 * (4 if bs > 4096 else 1)
+            n = round(qd * run_s * 1000 / mean_ms)  # Little's law: QD x run time / mean latency
+            st = io_stats(rng, n if read_pct else 0, 0 if read_pct else n, mean_ms, mean_ms)
+            hh, mm, ss = (t // 3600), (t // 60) % 60, t % 60
+            lines += ["'Test Type,Test Description", "3,spec-qd-cycle", "'Version", "1.1.0", "'Time Stamp",
+                      f"2020-02-03 {10 + hh:02d}:{mm:02d}:{ss:02d}:000", "'Access specifications",
+                      "'Access specification name,default assignment", f"{name},0",
+                      "'size,% of size,% reads,% random,delay,burst,align,reply", spec_line,
+                      "'End access specifications", "'Results", "'" + ",".join(IOMETER_COLS_110)]
+            cpu = (20.0 + qd, 4.0, 16.0 + qd, 2.0, 1.0)
+            lines.append(iometer_row(IOMETER_COLS_110, "ALL", "All", name, st, run_s, managers="1", workers="1",
+                                     disks="1", qd=str(qd), cpu=cpu, irq=9000.0, bs=bs))
+            lines.append(iometer_row(IOMETER_COLS_110, "MANAGER", "HOST2", name, st, run_s, workers="1", disks="1",
+                                     qd=str(qd), raw=st, cpu=cpu, irq=9000.0, timer=True, bs=bs))
+            lines.append(iometer_row(IOMETER_COLS_110, "PROCESSOR", "CPU 0", "", None, run_s, cpu=cpu, irq=9000.0,
+                                     timer=True))
+            lines.append(iometer_row(IOMETER_COLS_110, "WORKER", "Worker 1", name, st, run_s, disks="1", qd=str(qd),
+                                     raw=st, timer=True, bs=bs))
+            lines.append(iometer_row(IOMETER_COLS_110, "DISK", "E: data", "", st, run_s, disks="1", qd=str(qd), raw=st,
+                                     timer=True, bs=bs))
+            t += 12
+            hh, mm, ss = (t // 3600), (t // 60) % 60, t % 60
+            lines += ["'Time Stamp", f"2020-02-03 {10 + hh:02d}:{mm:02d}:{ss:02d}:500"]
+            t += 3
+    lines.append("'End Test")
+    (HERE / "iometer_1.1.0_3specs_qd_cycling.csv").write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
     make_diskspd_xml()
     make_diskspd_text()
     make_vmfleet()
     make_fio_jsonplus()
     make_iometer()
+    make_vmfleet_grid()
+    make_fio_benchfio()
+    make_iometer_specs()
