@@ -5,6 +5,7 @@
 --
 -- Parameters:
 --   scenario      String = ''        only runs of this scenario ('' = all)
+--   sweep_group   String = ''        only the runs imported together as sweeps of one input ('' = all)
 --   limit         UInt32 = 50        rows to return
 --
 -- Columns:
@@ -19,9 +20,14 @@
 --   max_vm_count    the largest VM count of any step
 --   hosts           physical hosts in the run's topology
 --   description     free text from the run
+--   sweep_group     the id the runs imported from one input share (`ioscale import` makes one run per sweep);
+--                   '' for runs not imported that way
+--   sweep_axis      the load axis the run's steps step along (iodepth, numjobs, vm_count, targets, bs, rw)
+--   sweep           what sets the run apart from the others of its group (e.g. access spec '4K random read')
 --
 -- Notes:
 --   FINAL: run events arrive at least once through the Kafka engine; FINAL keeps one row per event.
+--   The sweep columns come from the config_labels of the step events, where the importer puts them.
 SELECT
     run_id,
     any(scenario)                                                        AS scenario,
@@ -33,9 +39,13 @@ SELECT
     uniqExactIf(step_index, event_type = 'step_ended')                   AS steps_ended,
     max(vm_count)                                                        AS max_vm_count,
     max(length(hosts))                                                   AS hosts,
-    anyIf(description, description != '')                                AS description
+    anyIf(description, description != '')                                AS description,
+    anyIf(config_labels['sweep_group'], has_load)                        AS sweep_group,
+    anyIf(config_labels['sweep_axis'], has_load)                         AS sweep_axis,
+    anyIf(config_labels['sweep'], has_load)                              AS sweep
 FROM ioscale.run_events FINAL
 GROUP BY run_id
-HAVING {scenario:String} = '' OR scenario = {scenario:String}
+HAVING ({scenario:String} = '' OR scenario = {scenario:String})
+   AND ({sweep_group:String} = '' OR sweep_group = {sweep_group:String})
 ORDER BY started DESC, run_id
 LIMIT {limit:UInt32}
