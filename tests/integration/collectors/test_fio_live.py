@@ -30,7 +30,7 @@ def test_fio_sweep_totals_match_exactly(tmp_path: Path, producer) -> None:
     job = tmp_path / "randread.fio"
     job.write_text(JOB.format(engine="libaio", data=tmp_path / "data"))
     results = run_fio(producer, [job], run_id="fio-test", sweep=("iodepth", ["1", "2"]), host="h1", vm="vm1",
-                      timeout_s=60)
+                      timeout_s=60).steps
     producer.validate()
     assert [r.step_index for r in results] == [0, 1]
     samples = producer.of(topics.IO_SAMPLES)

@@ -19,3 +19,17 @@ def test_split_reports_handles_partial_and_braces_in_strings() -> None:
     assert docs == [a] and rest == b[:5]
     docs, rest = split_reports(rest + b[5:] + "\n")
     assert docs == [b] and rest.strip() == ""
+
+
+def test_ignored_options_names_only_the_values_fio_used_instead() -> None:
+    from ioscale.collectors.fio_runner import ignored_options
+    from ioscale.importers.fio import FioDoc, Pairs
+
+    # fio 3.33 with `--iodepth=8 --direct=0` and a job file whose job b sets iodepth=1 itself
+    doc = FioDoc(global_options=Pairs([("iodepth", "8"), ("direct", "0")]),
+                 jobs=[Pairs([("jobname", "a"), ("job options", Pairs([("rw", "read")]))]),
+                       Pairs([("jobname", "b"), ("job options", Pairs([("iodepth", "1")]))])])
+    assert ignored_options(["--iodepth=8", "--direct=0", "--eta=never", "--name"], doc) == [
+        "fio ignored --iodepth=8: the job file sets iodepth=1 (job file settings win over command-line ones; edit "
+        "the job file or use --sweep iodepth=...)"]
+    assert ignored_options(["--iodepth=8"], None) == []

@@ -16,12 +16,22 @@ Sweep: ``sweep=("iodepth", ["1", "2"])`` runs the job files once per value as su
 is injected by rewriting a copy of each job file with ``param=value`` appended to every section: a
 command-line ``--iodepth=8`` only lands in fio's global options and a job's own ``iodepth=`` overrides it,
 whereas the last assignment within a section wins.
+
+Kept files: with a run directory (``out_dir``), each step leaves ``step-NNN.<jobfile>`` (the job as run),
+``step-NNN.json`` (fio's final json+ report, verbatim: the last document fio printed) and
+``step-NNN.stderr.txt`` (fio's stderr and the notes it prints between reports). ``fio_report_run`` turns the
+reports into the linked run ``<run_id>-fio-report`` through the fio importer; ``ioscale import fio`` reads
+the directory as well (one step per file, in name order).
+
+Options after ``--`` on the command line reach fio verbatim, before the job files; by fio's rules they are
+defaults that a job file's own setting overrides (``ignored_options`` names those).
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -31,8 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ioscale.errors import IoscaleError
 from ioscale.histogram import LatencyHistogram
 from ioscale.importers.common import (
+    ImportResult,
     Issues,
     StepSpan,
     host_topology,
@@ -43,15 +55,25 @@ from ioscale.importers.common import (
     step_load,
     to_number,
 )
-from ioscale.importers.fio import FioDoc, Pairs, bins_histogram, fio_target, job_options, parse_fio_json, rw_mix
+from ioscale.importers.fio import (FioDoc, Pairs, bins_histogram, fio_target, import_fio, job_options, parse_fio_json,
+                                   rw_mix)
 from ioscale.wire import topics
 from ioscale.wire.records import Direction, RunEvent
 
 SWEEPABLE = ("numjobs", "iodepth", "bs")
 _DIRS: tuple[tuple[str, Direction], ...] = (("read", "READ"), ("write", "WRITE"))
+REPORT_RUN_SUFFIX = "-fio-report"
+#: fio options the runner sets itself, with why they cannot pass through.
+RESERVED_OPTIONS = {
+    "--output": "fio would write its reports to that file instead of the stream ioscale reads live",
+    "--output-format": "ioscale reads json+ (its histogram bins)",
+    "--status-interval": "use ioscale's --status-interval-s",
+    "--minimal": "ioscale reads json+, not terse output",
+    "--append-terse": "ioscale reads json+, not terse output",
+}
 
 
-class FioRunError(RuntimeError):
+class FioRunError(IoscaleError):
     pass
 
 
@@ -125,6 +147,24 @@ class StepResult:
     #: (target, direction) -> (emitted ops, fio total_ios, emitted hist count, fio bins count)
     totals: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
     final: FioDoc | None = None
+    #: the job files as run, fio's final json+ report (None if fio printed none) and its stderr
+    jobfiles: list[Path] = field(default_factory=list)
+    report: Path | None = None
+    stderr: Path | None = None
+    command: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FioRun:
+    run_id: str
+    host: str
+    vm: str
+    scenario: str
+    #: the run directory with every step's files; None when they went to a removed temporary directory
+    run_dir: Path | None
+    fio_version: str
+    extra_args: list[str]
+    steps: list[StepResult] = field(default_factory=list)
 
 
 class _Differ:
@@ -247,59 +287,213 @@ def _step_load_of(doc: FioDoc | None, sweep_param: str | None, sweep_value: str 
     return load, " ".join(p for p in parts if p)
 
 
+def new_run_id() -> str:
+    return f"fio-live-{uuid.uuid4().hex[:12]}"
+
+
+def report_run_id(run_id: str) -> str:
+    """Id of the run that holds fio's own final reports of live run ``run_id``."""
+    return f"{run_id}{REPORT_RUN_SUFFIX}"
+
+
+def check_extra_args(extra_args: Sequence[str]) -> None:
+    """Refuse fio options that would take fio's output away from the live stream."""
+    for arg in extra_args:
+        name = arg.split("=", 1)[0]
+        if name in RESERVED_OPTIONS:
+            raise FioRunError(f"{name} cannot pass through to fio: {RESERVED_OPTIONS[name]}",
+                              hint="leave it out; the run directory keeps fio's final json+ report of every step")
+
+
+def ignored_options(extra_args: Sequence[str], doc: FioDoc | None) -> list[str]:
+    """Options after ``--`` that fio overrode with the job file's own value (fio's rule: job files win)."""
+    if doc is None:
+        return []
+    out = []
+    for arg in extra_args:
+        if not arg.startswith("--") or "=" not in arg:
+            continue
+        name, value = arg[2:].split("=", 1)
+        others = {str(v) for v in [doc.global_options.get(name), *(_job_opt(j, name) for j in doc.jobs)]
+                  if v is not None} - {value}
+        if others:
+            out.append(f"fio ignored --{name}={value}: the job file sets {name}={','.join(sorted(others))} "
+                       f"(job file settings win over command-line ones; edit the job file"
+                       + (f" or use --sweep {name}=...)" if name in SWEEPABLE else ")"))
+    return out
+
+
+def _job_opt(job: Pairs, name: str) -> Any:
+    opts = job.get("job options")
+    return opts.get(name) if isinstance(opts, Pairs) else None
+
+
+def _fio_path(fio: str) -> str:
+    path = shutil.which(fio)
+    if path is None:
+        raise FioRunError(f"fio not found: no executable {fio!r} on PATH",
+                          hint="install fio 3.x (e.g. `apt-get install fio`) or name it with --fio PATH")
+    return path
+
+
+def _fio_version(fio: str) -> str:
+    try:
+        out = subprocess.run([fio, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise FioRunError(f"cannot run {fio} --version: {e}", hint="check that fio runs: fio --version") from None
+    return out.stdout.strip()
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(ln.strip() for ln in text.strip().splitlines()[-lines:])
+
+
+def _run_dir(out_dir: Path) -> Path:
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise FioRunError(f"run directory {out_dir} already exists and is not empty",
+                          hint="pass another --out-dir, or another --run-id (the default directory is named after it)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
+
+
+@dataclass
+class _Step:
+    index: int
+    value: str | None
+    jobfiles: list[Path]
+    report: Path
+    stderr: Path
+    command: list[str]
+
+
+def _prepare_steps(fio: str, run_dir: Path, paths: list[Path], texts: list[str], values: list[str | None],
+                   sweep: tuple[str, Sequence[str]] | None, status_interval_s: int,
+                   extra_args: Sequence[str]) -> list[_Step]:
+    """Write each step's job files into the run directory and have fio parse them (``--parse-only``) before
+    anything runs or is sent: a typo fails here, not after earlier steps streamed."""
+    steps = []
+    for index, value in enumerate(values):
+        prefix = f"step-{index:03d}"
+        files = []
+        for n, (p, t) in enumerate(zip(paths, texts)):
+            f = run_dir / (f"{prefix}.{p.name}" if len(paths) == 1 else f"{prefix}.{n}.{p.name}")
+            f.write_text(override_job_text(t, sweep[0], str(value)) if sweep else t)
+            files.append(f)
+        step = _Step(index, value, files, run_dir / f"{prefix}.json", run_dir / f"{prefix}.stderr.txt",
+                     [fio, "--output-format=json+", f"--status-interval={status_interval_s}", *extra_args,
+                      *map(str, files)])
+        check = subprocess.run([fio, "--parse-only", *extra_args, *map(str, files)], capture_output=True,
+                               text=True, errors="replace", timeout=60)
+        if check.returncode != 0:
+            step.stderr.write_text(check.stderr + check.stdout)
+            raise FioRunError(f"fio refused the job of step {index}"
+                              + (f" ({sweep[0]}={value})" if sweep else "") + f": {_tail(step.stderr)}",
+                              hint=f"fix the job file or the options after --; fio's message is in {step.stderr}, "
+                                   f"the job as fio read it in {files[0]}")
+        steps.append(step)
+    return steps
+
+
 def run_fio(producer_like: Any, jobfiles: Sequence[str | os.PathLike], *, run_id: str | None = None,
             sweep: tuple[str, Sequence[str]] | None = None, status_interval_s: int = 1, vm: str = "",
             host: str | None = None, scenario: str = "", fio: str = "fio", extra_args: Sequence[str] = (),
-            timeout_s: float | None = None, clock: Callable[[], float] = time.time) -> list[StepResult]:
+            out_dir: str | os.PathLike | None = None, timeout_s: float | None = None,
+            clock: Callable[[], float] = time.time, log: Callable[[str], None] | None = None) -> FioRun:
     """Run fio (once, or once per sweep value as steps 0..n-1) and send RunEvents + interval IoSamples.
 
-    Returns one StepResult per step with the emitted-vs-fio totals per (target, direction).
-    Raises FioRunError when fio exits non-zero or prints no report.
+    ``out_dir`` (the run directory) keeps, per step, the job files as run, fio's final json+ report and its
+    stderr; without it they go to a temporary directory that is removed. ``extra_args`` go to fio verbatim,
+    before the job files. ``log`` receives fio's notes and warnings as they come.
+    Raises FioRunError (with what to do next) when fio is missing, refuses a job, exits non-zero or prints
+    no report; the step and run are then closed with STEP_ENDED / RUN_ENDED tagged ``fio_error``.
     """
     if sweep is not None and sweep[0] not in SWEEPABLE:
-        raise FioRunError(f"cannot sweep {sweep[0]!r}: choose one of {', '.join(SWEEPABLE)}")
-    run_id = run_id or f"fio-live-{uuid.uuid4().hex[:12]}"
+        raise FioRunError(f"cannot sweep {sweep[0]!r}", hint=f"choose one of {', '.join(SWEEPABLE)}")
+    check_extra_args(extra_args)
+    fio = _fio_path(fio)
+    run_id = run_id or new_run_id()
     host = host if host is not None else socket.gethostname()
+    log = log or (lambda _msg: None)
     send = producer_like.send
     paths = [Path(p) for p in jobfiles]
-    texts = [p.read_text() for p in paths]
+    texts = []
+    for p in paths:
+        try:
+            texts.append(p.read_text())
+        except OSError as e:
+            raise FioRunError(f"cannot read job file {p}: {e.strerror or e}",
+                              hint="name an existing fio job file") from None
     values: list[str | None] = list(sweep[1]) if sweep else [None]
     scenario = scenario or "+".join(p.stem for p in paths)
-    common_ev = dict(run_id=run_id, tool="LIVE", scenario=scenario,
-                     description=f"fio {' '.join(p.name for p in paths)}"
-                                 + (f" sweep {sweep[0]}={','.join(sweep[1])}" if sweep else ""),
-                     hosts=[host_topology(host, logical_processors=os.cpu_count() or 0)])
-    results: list[StepResult] = []
+    with contextlib.ExitStack() as stack:
+        if out_dir is None:
+            run_dir, kept = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ioscale-fio-"))), None
+        else:
+            run_dir = kept = _run_dir(Path(out_dir))
+        steps = _prepare_steps(fio, run_dir, paths, texts, values, sweep, status_interval_s, extra_args)
+        version = _fio_version(fio)
+        run = FioRun(run_id, host, vm, scenario, kept, version, list(extra_args))
+        desc = " ".join(["fio", *(p.name for p in paths),
+                         *([f"sweep {sweep[0]}={','.join(sweep[1])}"] if sweep else []),
+                         *(["--", *extra_args] if extra_args else [])])
+        _run_steps(run, steps, send, fio_desc=desc, sweep=sweep, first_text=texts[0], timeout_s=timeout_s,
+                   clock=clock, log=log)
+    return run
+
+
+def _run_steps(run: FioRun, steps: list[_Step], send: Callable[[str, dict], None], *, fio_desc: str,
+               sweep: tuple[str, Sequence[str]] | None, first_text: str, timeout_s: float | None,
+               clock: Callable[[], float], log: Callable[[str], None]) -> None:
+    common_ev = dict(run_id=run.run_id, tool="LIVE", scenario=run.scenario, description=fio_desc,
+                     hosts=[host_topology(run.host, logical_processors=os.cpu_count() or 0)])
+    run_tags = {"sweep_param": sweep[0] if sweep else "", "fio_version": run.fio_version}
+    if run.run_dir is not None:
+        run_tags["fio_report_run_id"] = report_run_id(run.run_id)
     run_start_ms = int(clock() * 1000)
     # RUN_STARTED first, STEP events as each step starts/ends, RUN_ENDED at the end (run_events()
     # builds the same record shapes as the importers; we send its pieces at the right moments).
-    first = run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, run_start_ms, step_load())],
-                       tags={"sweep_param": sweep[0] if sweep else ""})[0]
-    send(topics.RUNS, first)
-    with tempfile.TemporaryDirectory(prefix="ioscale-fio-") as tmp:
-        for step_index, value in enumerate(values):
-            files = []
-            for n, (p, t) in enumerate(zip(paths, texts)):
-                f = Path(tmp) / f"step{step_index}_{n}_{p.name}"
-                f.write_text(override_job_text(t, sweep[0], str(value)) if sweep else t)
-                files.append(str(f))
-            start_ms = int(clock() * 1000)
-            load, label = _step_load_of(_parse_jobfile_opts(texts[0]), sweep[0] if sweep else None, value)
-            span = StepSpan(step_index, label, start_ms, start_ms, load,
-                            tags={"sweep_value": str(value)} if sweep else {})
-            send(topics.RUNS, _step_event(common_ev, span, "STEP_STARTED"))
-            differ = _Differ(send, run_id, step_index, host, vm, start_ms)
-            _run_one(fio, files, status_interval_s, extra_args, differ, timeout_s, clock)
-            end_ms = int(clock() * 1000)
-            load, label = _step_load_of(differ.last, sweep[0] if sweep else None, value)
-            span = StepSpan(step_index, label, start_ms, end_ms, load, tags=span.tags)
-            send(topics.RUNS, _step_event(common_ev, span, "STEP_ENDED"))
-            results.append(StepResult(step_index, label, start_ms, end_ms, load, differ.totals(), differ.last))
+    send(topics.RUNS, run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, run_start_ms, step_load())],
+                                 tags=run_tags)[0])
+    warned: set[str] = set()
+    for step in steps:
+        start_ms = int(clock() * 1000)
+        load, label = _step_load_of(_parse_jobfile_opts(first_text), sweep[0] if sweep else None, step.value)
+        tags = {"sweep_value": str(step.value)} if sweep else {}
+        send(topics.RUNS, _step_event(common_ev, StepSpan(step.index, label, start_ms, start_ms, load, tags=tags),
+                                      "STEP_STARTED"))
+        log(f"step {step.index}" + (f" {sweep[0]}={step.value}" if sweep else "") + f": {' '.join(step.command)}")
+        differ = _Differ(send, run.run_id, step.index, run.host, run.vm, start_ms)
+        error: FioRunError | None = None
+        try:
+            _run_one(step, differ, timeout_s, clock, log)
+        except FioRunError as e:
+            error = e
+            tags = {**tags, "fio_error": str(e)[:500]}
+        end_ms = int(clock() * 1000)
+        load, label = _step_load_of(differ.last, sweep[0] if sweep else None, step.value)
+        send(topics.RUNS, _step_event(common_ev, StepSpan(step.index, label, start_ms, end_ms, load, tags=tags),
+                                      "STEP_ENDED"))
+        for msg in ignored_options(run.extra_args, differ.last):
+            if msg not in warned:
+                warned.add(msg)
+                log(f"warning: {msg}")
+        kept = run.run_dir is not None
+        run.steps.append(StepResult(step.index, label, start_ms, end_ms, load, differ.totals(), differ.last,
+                                    jobfiles=step.jobfiles if kept else [],
+                                    report=step.report if kept and step.report.exists() else None,
+                                    stderr=step.stderr if kept else None, command=step.command))
+        if error is not None:
+            # Close the run so the live analysis evaluates what streamed instead of waiting for more.
+            send(topics.RUNS, run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, end_ms, step_load())],
+                                         tags={**run_tags, "fio_error": f"step {step.index}"})[-1])
+            raise error
     end_ms = int(clock() * 1000)
-    last = run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, end_ms, step_load())],
-                      tags={"sweep_param": sweep[0] if sweep else ""})[-1]
-    send(topics.RUNS, last)
-    return results
+    send(topics.RUNS, run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, end_ms, step_load())],
+                                 tags=run_tags)[-1])
 
 
 def _parse_jobfile_opts(text: str) -> FioDoc:
@@ -328,37 +522,60 @@ def _step_event(common_ev: dict[str, Any], span: StepSpan, kind: str) -> RunEven
     return next(e for e in evs if e["event_type"] == kind)
 
 
-def _run_one(fio: str, files: list[str], status_interval_s: int, extra_args: Sequence[str], differ: _Differ,
-             timeout_s: float | None, clock: Callable[[], float]) -> None:
-    cmd = [fio, "--output-format=json+", f"--status-interval={status_interval_s}", *extra_args, *files]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
-    buf = ""
+def _run_one(step: _Step, differ: _Differ, timeout_s: float | None, clock: Callable[[], float],
+             log: Callable[[str], None]) -> None:
+    """Run one step's fio, feeding each json+ report to ``differ`` as it arrives.
+
+    fio prints the status reports and, last, its final report on stdout (with ``--output`` fio 3.33 writes all
+    of them to that file instead, so stdout is the one stream): the last document is kept verbatim as the
+    step's report. Its stderr goes straight to the step's stderr file (no pipe to fill), in append mode so the
+    notes fio prints on stdout between reports ("note: ... queue depth will be capped at 1") join it in order.
+    """
     deadline = None if timeout_s is None else clock() + timeout_s
-    assert proc.stdout is not None
-    try:
-        # fio prints each report as a block of lines; feed every complete JSON document as it arrives.
-        for line in proc.stdout:
-            buf += line
-            if line.startswith("}"):
-                docs, buf = split_reports(buf)
-                for d in docs:
-                    differ.feed(d, int(clock() * 1000))
-            if deadline is not None and clock() > deadline:
+    last_doc: str | None = None
+    with open(step.stderr, "a", encoding="utf-8") as err:
+        proc = subprocess.Popen(step.command, stdout=subprocess.PIPE, stderr=err, text=True, encoding="utf-8",
+                                errors="replace", bufsize=1)
+        assert proc.stdout is not None
+        buf = ""
+        try:
+            # fio prints each report as a block of lines; feed every complete JSON document as it arrives.
+            for line in proc.stdout:
+                if not buf and not line.lstrip().startswith("{"):
+                    if line.strip():
+                        err.write(line)
+                        err.flush()
+                        log(line.strip())
+                    continue
+                buf += line
+                if line.startswith("}"):
+                    docs, buf = split_reports(buf)
+                    for d in docs:
+                        differ.feed(d, int(clock() * 1000))
+                        last_doc = d
+                if deadline is not None and clock() > deadline:
+                    proc.kill()
+                    raise FioRunError(f"fio exceeded {timeout_s:.0f}s in step {step.index}",
+                                      hint=f"shorten the job (runtime=) or raise the timeout; fio's stderr: "
+                                           f"{step.stderr}")
+            docs, buf = split_reports(buf)
+            for d in docs:
+                differ.feed(d, int(clock() * 1000))
+                last_doc = d
+            rc = proc.wait()
+        finally:
+            if proc.poll() is None:
                 proc.kill()
-                raise FioRunError(f"fio exceeded {timeout_s:.0f}s: {' '.join(cmd)}")
-        docs, buf = split_reports(buf)
-        for d in docs:
-            differ.feed(d, int(clock() * 1000))
-        err = proc.stderr.read() if proc.stderr else ""
-        rc = proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+                proc.wait()
+            if last_doc is not None:
+                step.report.write_text(last_doc + "\n")
     if rc != 0:
-        raise FioRunError(f"fio exited {rc}: {err.strip()[-500:]}")
+        raise FioRunError(f"fio exited {rc} in step {step.index}: {_tail(step.stderr)}",
+                          hint=f"fio's stderr is in {step.stderr}, the job as run in {step.jobfiles[0]}"
+                               + (f", its last report in {step.report}" if last_doc is not None else ""))
     if differ.last is None:
-        raise FioRunError(f"fio printed no json+ report: {err.strip()[-500:]}")
+        raise FioRunError(f"fio printed no json+ report in step {step.index}: {_tail(step.stderr)}",
+                          hint=f"fio's stderr is in {step.stderr}; run the job by hand: {' '.join(step.command)}")
 
 
 def report_totals(results: Sequence[StepResult]) -> list[str]:
@@ -371,5 +588,54 @@ def report_totals(results: Sequence[StepResult]) -> list[str]:
     return lines
 
 
-__all__ = ["run_fio", "report_totals", "override_job_text", "split_reports", "StepResult", "FioRunError",
-           "SWEEPABLE"]
+def summary_line(run: FioRun) -> str:
+    """One line: steps, I/Os, wall time, and whether the live samples add up to fio's own totals."""
+    ops = sum(t[1] for s in run.steps for t in s.totals.values())
+    off = [s.step_index for s in run.steps if any(t[0] != t[1] for t in s.totals.values())]
+    wall_s = (run.steps[-1].end_ms - run.steps[0].start_ms) / 1000 if run.steps else 0.0
+    return (f"run {run.run_id}: {len(run.steps)} step(s), {ops:,} I/Os in {wall_s:.1f} s; live samples "
+            + (f"differ from fio's totals in step(s) {', '.join(map(str, off))}" if off
+               else "add up to fio's own totals in every step")
+            + (f"; fio's reports in {run.run_dir}" if run.run_dir else ""))
+
+
+# --- fio's own reports as a linked run ----------------------------------------------------------------------
+def fio_report_run(run: FioRun, *, now_ms: int | None = None) -> ImportResult:
+    """Records of run ``<run_id>-fio-report``: the kept final json+ reports through the fio importer, one step
+    per live step (same step index and load), so `ioscale sql compare_runs` puts fio's totals and percentiles
+    beside what the live samples gave. Tag ``live_run_id`` links it back.
+
+    A step's report is one IoSample per job and direction over the step, with fio's percentile table and its
+    json+ histogram. A job file with several stonewall groups still makes one step, as in the live run.
+    """
+    rid = report_run_id(run.run_id)
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    result = ImportResult(run_id=rid)
+    spans: list[StepSpan] = []
+    for step in run.steps:
+        if step.report is None:
+            continue
+        part = import_fio([(str(step.report), step.report.read_bytes())], rid, now_ms=now_ms)
+        result.errors.extend(part.errors)
+        if not part.io_samples:
+            continue
+        for s in part.io_samples:
+            s.update(step_index=step.step_index, host=run.host, vm=run.vm,
+                     tags={**s["tags"], "live_run_id": run.run_id})
+        result.io_samples.extend(part.io_samples)
+        ended = [e for e in part.run_events if e["event_type"] == "STEP_ENDED"]
+        spans.append(StepSpan(step.step_index, step.label, min(e["start_ms"] for e in ended),
+                              max(e["end_ms"] for e in ended), step.load,
+                              tags={"live_run_id": run.run_id, "source_file": str(step.report),
+                                    "time_basis": ended[0]["tags"].get("time_basis", "")}))
+    result.run_events = run_events(
+        run_id=rid, tool="FIO", scenario=run.scenario, description=f"fio's own final json+ reports of live run "
+                                                                   f"{run.run_id}",
+        hosts=[host_topology(run.host, logical_processors=os.cpu_count() or 0)], steps=spans,
+        tags={"live_run_id": run.run_id, "fio_version": run.fio_version})
+    return result
+
+
+__all__ = ["run_fio", "report_totals", "summary_line", "fio_report_run", "report_run_id", "new_run_id",
+           "override_job_text", "split_reports", "check_extra_args", "ignored_options", "FioRun", "StepResult",
+           "FioRunError", "SWEEPABLE", "REPORT_RUN_SUFFIX"]
