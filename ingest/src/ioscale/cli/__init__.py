@@ -34,9 +34,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: Commands whose arguments after ``--`` go to the tool they run, verbatim (argparse would take them as its own).
+PASSTHROUGH_COMMANDS = frozenset({"run"})
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command in PASSTHROUGH_COMMANDS and "--" in argv:
+        cut = argv.index("--")
+        args = parser.parse_args(argv[:cut])
+        args.fio_args = argv[cut + 1:]
+        return args
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
     try:
         return int(args.func(args) or 0)
     except IoscaleError as e:

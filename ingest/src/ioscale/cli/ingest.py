@@ -127,8 +127,14 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ioscale.collectors.fio_runner import report_totals, run_fio
+    from pathlib import Path
+
+    from ioscale.collectors.fio_runner import (fio_report_run, new_run_id, report_run_id, report_totals, run_fio,
+                                               summary_line)
+    from ioscale.stack.settings import StackSettings
+    from ioscale.stack.superset import LIVE_DASHBOARD_SLUG, dashboard_url
     from ioscale.wire.producer import TelemetryProducer
+    from ioscale.wire.publish import publish_import
 
     sweep = None
     if args.sweep:
@@ -136,14 +142,37 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if not values:
             raise IoscaleError(f"--sweep {args.sweep!r} needs NAME=V1,V2,...", "e.g. --sweep iodepth=1,2,4,8")
         sweep = (name.strip(), [v.strip() for v in values.split(",") if v.strip()])
+    run_id = args.run_id or new_run_id()
+    report_id = report_run_id(run_id)
+    out_dir = Path(args.out_dir) if args.out_dir else Path("ioscale-runs") / run_id
+    live = dashboard_url(StackSettings.from_env().url("superset"), LIVE_DASHBOARD_SLUG, run_id)
+    print(f"run {run_id}: fio's reports go to {out_dir}\nwatch it live: {live}", flush=True)
     bootstrap, registry = endpoints(args)
     producer = TelemetryProducer(bootstrap, registry)
-    results = run_fio(producer, args.jobfiles, run_id=args.run_id, sweep=sweep, vm=args.vm or "",
-                      status_interval_s=args.status_interval_s)
-    producer.flush()
-    for line in report_totals(results):
+    try:
+        run = run_fio(producer, args.jobfiles, run_id=run_id, sweep=sweep, vm=args.vm or "",
+                      status_interval_s=args.status_interval_s, fio=args.fio, extra_args=args.fio_args,
+                      out_dir=out_dir, log=lambda m: print(f"[fio] {m}", file=sys.stderr, flush=True))
+    finally:
+        producer.flush()  # what streamed before an error is kept
+    for line in report_totals(run.steps):
         print(line)
-    return 0
+    report = fio_report_run(run)
+    for issue in report.errors:
+        print(f"{issue}", file=sys.stderr)
+    publish_import(report, producer)
+    producer.flush()
+    print(summary_line(run))
+    print(f"fio's own totals and percentiles: run {report_id} ({len(report.io_samples)} samples, one per step, "
+          f"job and direction)")
+    if args.analyze:
+        analyze_run(report_id, wait_for_samples=len(report.io_samples))
+    print("next:\n"
+          f"  ioscale sql run_steps -p run_id={run_id}\n"
+          f"  ioscale sql step_reported_percentiles -p run_id={report_id}     # fio's own percentiles\n"
+          + ("" if args.analyze else f"  ioscale analyze {report_id}     # fio's reports into the result tables\n")
+          + f"  ioscale sql compare_runs -p run_a={run_id} -p run_b={report_id}     # live samples vs fio's totals")
+    return ExitStatus.BAD_INPUT if report.has_errors else 0
 
 
 def add_import_parser(sub: argparse._SubParsersAction) -> None:
@@ -198,12 +227,28 @@ def add_collect_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def add_run_parser(sub: argparse._SubParsersAction) -> None:
-    run = sub.add_parser("run", help="run a load generator and stream its per-interval results live")
+    run = sub.add_parser(
+        "run", help="run a load generator and stream its per-interval results live",
+        usage="ioscale run fio JOBFILE... [options] [-- FIO_OPTION...]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run fio on the job files, streaming a sample per second, job and direction while it runs.\n"
+                    "Prints the run id and its live dashboard first; keeps every step's job file, fio's final\n"
+                    "json+ report and stderr in the run directory; then sends those reports as the linked run\n"
+                    "RUN_ID-fio-report, so fio's own totals and percentiles stand beside the live ones.",
+        epilog="Everything after -- goes to fio verbatim, before the job files, e.g.\n"
+               "  ioscale run fio job.fio --sweep iodepth=1,4,16 -- --direct=0 --size=64m\n"
+               "fio treats such options as defaults: a setting the job file makes itself wins (ioscale warns\n"
+               "when fio ignored one). --output, --output-format and --status-interval are ioscale's.")
     run.add_argument("tool", choices=["fio"])
-    run.add_argument("jobfiles", nargs="+")
+    run.add_argument("jobfiles", nargs="+", metavar="JOBFILE")
     run.add_argument("--sweep", help="run the jobs once per value: iodepth=1,2,4 | numjobs=1,2 | bs=4k,8k")
-    run.add_argument("--run-id", help="default: generated")
+    run.add_argument("--run-id", help="default: generated (fio-live-...)")
+    run.add_argument("--out-dir", help="run directory for fio's reports (default: ./ioscale-runs/RUN_ID); "
+                                       "must be new or empty")
     run.add_argument("--vm", help="VM name when running inside a VM")
     run.add_argument("--status-interval-s", type=int, default=1)
+    run.add_argument("--fio", default="fio", help="the fio executable (default: fio on PATH)")
+    run.add_argument("--analyze", action="store_true",
+                     help="then analyse fio's reports in Flink for `ioscale sql compare_runs` (see `ioscale analyze`)")
     add_endpoint_args(run)
-    run.set_defaults(func=_cmd_run)
+    run.set_defaults(func=_cmd_run, fio_args=[])
