@@ -1,10 +1,12 @@
 """The ClickHouse SQL functions of latency histogram scheme 1 (sql/migrations/0030-0035: ioscaleBucketLowerNs,
-ioscaleBucketWidthNs, ioscaleBucketValueNs, ioscaleRequiredN, ioscaleQuantileNs), which every view and query
-over stored buckets calls, give exactly the golden vectors that ioscale.histogram and LatencyHistogram.java are
-checked against (schema/histogram_vectors.tsv): every bucket row, every required_n row, and every quantile row
-computed as the queries compute it, quantileExactWeighted over (ioscaleBucketValueNs(index), count) of the
-row's histogram, then ioscaleQuantileNs. They are created by the migration runner on a server of the test's
-own (conftest's private_server) and must survive its restart (kept under <path>/user_defined).
+ioscaleBucketWidthNs, ioscaleBucketValueNs, ioscaleRequiredN, ioscaleQuantileNs, replaced by 0140), which every
+view and query over stored buckets calls, give exactly the golden vectors that ioscale.histogram and
+LatencyHistogram.java are checked against (schema/histogram_vectors.tsv): every bucket row, every required_n
+row, and every quantile row computed as the queries compute it, quantileExactWeighted over
+(ioscaleBucketValueNs(index), count) of the row's histogram, then ioscaleQuantileNs -- except that an empty
+histogram (n = 0) gives NULL where the libraries answer 0, flagged: a column has no percentile to show there.
+They are created by the migration runner on a server of the test's own (conftest's private_server) and must
+survive its restart (kept under <path>/user_defined).
 """
 
 from __future__ import annotations
@@ -35,11 +37,12 @@ def ints(field: str) -> list[int]:
 
 
 def function_migrations(tmp: Path) -> Path:
-    """A migrations folder holding only the function migrations (they need nothing else)."""
+    """A migrations folder holding only the function migrations, those that replace one included (they need
+    nothing else)."""
     folder = tmp / "functions"
     folder.mkdir()
     for mig in migrations.discover(repo_root() / "sql" / "migrations"):
-        if "_create_function_" in mig.name:
+        if "_function_" in mig.name:
             (folder / mig.name).write_text(mig.path.read_text(encoding="utf-8"), encoding="utf-8")
     return folder
 
@@ -98,6 +101,11 @@ def test_the_functions_give_the_golden_vectors_exactly(server) -> None:
                    FROM (SELECT arrayJoin({{c:Array(Tuple(Array(UInt16), Array(UInt64), UInt64, UInt64, UInt64))}}) AS c)""",
                 parameters={"c": cases}).result_rows
             got |= {(name, level): (v, bool(t), r) for (name, *_), (v, t, r) in zip(rows, values)}
-        expected = {(name, q): (int(value), bool(int(too_few)), int(req))
-                    for name, q, value, _, too_few, req in quantiles}
+        expected = {(name, q): (None if int(n) == 0 else int(value), bool(int(too_few)), int(req))
+                    for name, q, value, n, too_few, req in quantiles}
+        assert sum(v is None for v, _, _ in expected.values()) == 8  # the empty histogram's 8 levels
         assert got == expected
+
+        # No histogram but exact statistics (an Iometer sample: mean 0.8 ms, max 35.6 ms): NULL, not the max.
+        assert ch.query("SELECT ioscaleQuantileNs(0.5, 0, 0, 100000, 35600000), "
+                        "ioscaleQuantileNs(0.5, 0, 1, 35600000, 35600000)").result_rows == [(None, 35600000)]
