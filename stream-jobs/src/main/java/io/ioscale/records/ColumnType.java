@@ -14,6 +14,7 @@ public enum ColumnType {
     UINT32("UInt32"),
     INT64("Int64"),
     UINT64("UInt64"),
+    NULLABLE_UINT64("Nullable(UInt64)"),
     FLOAT64("Float64"),
     NULLABLE_FLOAT64("Nullable(Float64)"),
     BOOL("Bool"),

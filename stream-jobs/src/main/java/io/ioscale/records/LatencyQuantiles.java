@@ -10,6 +10,10 @@ import java.util.function.IntUnaryOperator;
  * {@link LatencyHistogram#quantile}: when N is below ceil(10 / (1 - q)) the value is the exact max, and the flag
  * says so (p99.999 needs N &gt;= 10^6, so in a 1 s window it is nearly always the max). Columns:
  * {@code latency_n}, {@code p50_ns} .. {@code p99_999_ns}, {@code p50_too_few} .. {@code p99_999_too_few}.
+ *
+ * <p>N = 0 (no histogram: a source that reports only count, mean and max, such as Iometer) writes every
+ * {@code p*_ns} as NULL: there is no percentile, and a 0 or the max in its place reads as one.
+ * {@link #valuesNs} still holds 0 then, flagged too-few, as {@link LatencyHistogram#quantile} answers.
  */
 public class LatencyQuantiles {
     public static final double[] LEVELS = {0.50, 0.90, 0.99, 0.999, 0.9999, 0.99999};
@@ -124,7 +128,7 @@ public class LatencyQuantiles {
     public void write(RowFormat out) {
         out.uint64("latency_n", n);
         for (int i = 0; i < LEVELS.length; i++) {
-            out.uint64(COLUMNS_NS[i], valuesNs[i]);
+            out.nullableUInt64(COLUMNS_NS[i], valuesNs[i], n == 0);
         }
         for (int i = 0; i < LEVELS.length; i++) {
             out.bool(COLUMNS_TOO_FEW[i], tooFewSamples[i]);

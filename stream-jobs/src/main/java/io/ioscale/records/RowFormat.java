@@ -6,6 +6,7 @@ import static io.ioscale.records.ColumnType.INT32;
 import static io.ioscale.records.ColumnType.INT64;
 import static io.ioscale.records.ColumnType.LOW_CARDINALITY_STRING;
 import static io.ioscale.records.ColumnType.NULLABLE_FLOAT64;
+import static io.ioscale.records.ColumnType.NULLABLE_UINT64;
 import static io.ioscale.records.ColumnType.STRING;
 import static io.ioscale.records.ColumnType.UINT16;
 import static io.ioscale.records.ColumnType.UINT32;
@@ -24,7 +25,8 @@ import io.ioscale.histogram.SparseBuckets;
  * {@link ColumnType} here, once; a format implements one method per kind of Java value ({@code integer},
  * {@code text}, {@code real}) and decides from the type how to encode it.
  *
- * <p>{@code nullableFloat64} and {@code arrayNullableFloat64} write NaN and infinities as NULL.
+ * <p>{@code nullableFloat64} and {@code arrayNullableFloat64} write NaN and infinities as NULL;
+ * {@code nullableUInt64} writes NULL when told the value is absent.
  */
 public interface RowFormat {
 
@@ -32,8 +34,14 @@ public interface RowFormat {
 
     RowFormat endRow();
 
-    /** An integer column (Int32, UInt8 .. UInt64, or DateTime64 as epoch ms); the value fits the type. */
+    /**
+     * An integer column (Int32, UInt8 .. UInt64, Nullable(UInt64) not NULL, or DateTime64 as epoch ms); the value
+     * fits the type.
+     */
     RowFormat integer(String name, ColumnType type, long value);
+
+    /** NULL in a Nullable column ({@code type} is one of the Nullable types). */
+    RowFormat nullValue(String name, ColumnType type);
 
     /** A String or LowCardinality(String) column (null writes ""). */
     RowFormat text(String name, ColumnType type, String value);
@@ -66,6 +74,9 @@ public interface RowFormat {
     default RowFormat uint64(String name, long value) { return integer(name, UINT64, value); }
     default RowFormat float64(String name, double value) { return real(name, FLOAT64, value); }
     default RowFormat nullableFloat64(String name, double value) { return real(name, NULLABLE_FLOAT64, value); }
+    default RowFormat nullableUInt64(String name, long value, boolean isNull) {
+        return isNull ? nullValue(name, NULLABLE_UINT64) : integer(name, NULLABLE_UINT64, value);
+    }
 
     /**
      * A packed histogram ({@link PackedBuckets}) as two columns: {@code indexColumn Array(UInt16)} and

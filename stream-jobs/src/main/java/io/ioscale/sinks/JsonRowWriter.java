@@ -14,7 +14,8 @@ import java.util.Arrays;
  * <p>Conventions:
  * <ul>
  *   <li>timestamps are strings {@code "yyyy-MM-dd HH:mm:ss.SSS"} in UTC (what DateTime64(3, 'UTC') prints);</li>
- *   <li>a NaN or infinite double is written as {@code null}, so the output is always valid JSON;</li>
+ *   <li>a NaN or infinite double is written as {@code null}, so the output is always valid JSON, and so is a
+ *       Nullable column's NULL ({@link #nullValue});</li>
  *   <li>strings are UTF-8 with {@code "}, {@code \\} and control characters escaped; {@link #bytes} writes
  *       arbitrary bytes the same way, byte for byte.</li>
  * </ul>
@@ -52,6 +53,13 @@ public final class JsonRowWriter implements RowFormat {
     public JsonRowWriter integer(String name, ColumnType type, long value) {
         name(name);
         number(value);
+        return this;
+    }
+
+    @Override
+    public JsonRowWriter nullValue(String name, ColumnType type) {
+        name(name);
+        ascii("null");
         return this;
     }
 

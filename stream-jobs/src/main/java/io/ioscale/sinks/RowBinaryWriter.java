@@ -22,7 +22,7 @@ import java.util.List;
  * <pre>
  *   header   varint N, N x (varint length, name bytes), N x (varint length, type name bytes)
  *   String   varint length, bytes            Int32/UInt16/UInt8 .. Int64/UInt64   fixed width, little-endian
- *   Float64  IEEE 754, little-endian         Nullable(T)   1 byte (1 = NULL), then T unless NULL
+ *   Float64  IEEE 754, little-endian         Nullable(T)   1 byte (1 = NULL, 0 = a value), then T unless NULL
  *   Bool     1 byte                          Array(T)      varint length, then the elements
  *   DateTime64(3, 'UTC')   Int64 of milliseconds
  * </pre>
@@ -71,12 +71,25 @@ public final class RowBinaryWriter implements RowFormat {
     @Override
     public RowFormat integer(String name, ColumnType type, long value) {
         col(name, type);
+        if (type == ColumnType.NULLABLE_UINT64) {
+            put((byte) 0); // not NULL
+        }
         putFixed(value, switch (type) {
             case UINT8 -> 1;
             case UINT16 -> 2;
             case INT32, UINT32 -> 4;
             default -> 8; // Int64, UInt64, DateTime64
         });
+        return this;
+    }
+
+    @Override
+    public RowFormat nullValue(String name, ColumnType type) {
+        if (!type.sql().startsWith("Nullable(")) {
+            throw new IllegalArgumentException("column " + name + " is " + type.sql() + ": it cannot hold NULL");
+        }
+        col(name, type);
+        put((byte) 1);
         return this;
     }
 
@@ -229,6 +242,11 @@ public final class RowBinaryWriter implements RowFormat {
         } else {
             buf[len++] = 1;
         }
+    }
+
+    private void put(byte b) {
+        ensure(1);
+        buf[len++] = b;
     }
 
     private void putString(String s) {

@@ -6,12 +6,24 @@ import io.ioscale.histogram.LatencyHistogram;
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.rollups.BucketCounts;
+import io.ioscale.sinks.JsonRowWriter;
+import io.ioscale.sinks.RowBinaryWriter;
 import io.ioscale.testing.TestData;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The one-pass quantiles over sparse buckets agree with LatencyHistogram.quantile exactly. */
+/**
+ * The one-pass quantiles over sparse buckets agree with LatencyHistogram.quantile exactly; the columns they write
+ * hold NULL, not 0 or the max, when the histogram is empty.
+ */
 class LatencyQuantilesTest {
 
     @ParameterizedTest
@@ -57,5 +69,77 @@ class LatencyQuantilesTest {
         assertThat(PackedBuckets.unpack(b.toPacked())).isEqualTo(all.toSparse());
         assertThat(b.toHistogram(all.sumNs(), all.minNs(), all.maxNs())).isEqualTo(all);
         assertThat(new BucketCounts().isEmpty()).isTrue();
+    }
+
+    private static final String[] NS = {"p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns"};
+
+    /** Values 1 .. 100 ns: exact buckets (below 256 ns a bucket holds one value), so the oracle is by hand. */
+    private static LatencyQuantiles oneToHundred() {
+        LatencyHistogram h = TestData.histogram(LongStream.rangeClosed(1, 100).toArray());
+        return LatencyQuantiles.of(PackedBuckets.of(h.toSparse()), h.minNs(), h.maxNs());
+    }
+
+    @Test
+    void anEmptyHistogramWritesNullQuantilesAsJson() {
+        // A window of a source without buckets (Iometer): no I/O in the histogram, whatever its exact max.
+        LatencyQuantiles q = LatencyQuantiles.of(PackedBuckets.EMPTY, 100_000, 35_600_000);
+        JsonRowWriter w = new JsonRowWriter();
+        w.beginRow();
+        q.write(w);
+        w.endRow();
+        assertThat(w.toString()).isEqualTo("{\"latency_n\":0,\"p50_ns\":null,\"p90_ns\":null,\"p99_ns\":null,"
+                + "\"p99_9_ns\":null,\"p99_99_ns\":null,\"p99_999_ns\":null,\"p50_too_few\":true,\"p90_too_few\":true,"
+                + "\"p99_too_few\":true,\"p99_9_too_few\":true,\"p99_99_too_few\":true,\"p99_999_too_few\":true}\n");
+    }
+
+    @Test
+    void aHistogramWithSamplesWritesItsQuantilesAsJson() {
+        // N = 100: p50 and p90 are ranks 50 and 90; p99 and deeper need N >= 1000, so the max (100) stands in.
+        JsonRowWriter w = new JsonRowWriter();
+        w.beginRow();
+        oneToHundred().write(w);
+        w.endRow();
+        assertThat(w.toString()).isEqualTo("{\"latency_n\":100,\"p50_ns\":50,\"p90_ns\":90,\"p99_ns\":100,"
+                + "\"p99_9_ns\":100,\"p99_99_ns\":100,\"p99_999_ns\":100,\"p50_too_few\":false,\"p90_too_few\":false,"
+                + "\"p99_too_few\":true,\"p99_9_too_few\":true,\"p99_99_too_few\":true,\"p99_999_too_few\":true}\n");
+    }
+
+    @Test
+    void rowBinaryWritesNullableUInt64QuantilesNullWhenEmpty() {
+        RowBinaryWriter empty = new RowBinaryWriter();
+        empty.beginRow();
+        LatencyQuantiles.of(PackedBuckets.EMPTY, 100_000, 35_600_000).write(empty);
+        empty.endRow();
+        RowBinaryWriter full = new RowBinaryWriter();
+        full.beginRow();
+        oneToHundred().write(full);
+        full.endRow();
+
+        List<String> types = empty.types();
+        assertThat(types.subList(0, 7)).containsExactly("UInt64", "Nullable(UInt64)", "Nullable(UInt64)",
+                "Nullable(UInt64)", "Nullable(UInt64)", "Nullable(UInt64)", "Nullable(UInt64)");
+        assertThat(types.subList(7, 13)).isEqualTo(Collections.nCopies(6, "Bool"));
+        assertThat(full.types()).isEqualTo(types);
+        assertThat(empty.names().subList(1, 7)).containsExactly(NS);
+
+        // latency_n 0, six NULL markers (1, no value), six too-few flags (true).
+        ByteBuffer e = ByteBuffer.allocate(8 + 6 + 6).order(ByteOrder.LITTLE_ENDIAN).putLong(0);
+        for (int i = 0; i < 6; i++) {
+            e.put((byte) 1);
+        }
+        for (int i = 0; i < 6; i++) {
+            e.put((byte) 1);
+        }
+        assertThat(Arrays.copyOf(empty.buffer(), empty.length())).isEqualTo(e.array());
+
+        // latency_n 100, six values each after a not-NULL marker (0), then the flags.
+        ByteBuffer f = ByteBuffer.allocate(8 + 6 * 9 + 6).order(ByteOrder.LITTLE_ENDIAN).putLong(100);
+        for (long v : new long[] {50, 90, 100, 100, 100, 100}) {
+            f.put((byte) 0).putLong(v);
+        }
+        for (boolean tooFew : new boolean[] {false, false, true, true, true, true}) {
+            f.put((byte) (tooFew ? 1 : 0));
+        }
+        assertThat(Arrays.copyOf(full.buffer(), full.length())).isEqualTo(f.array());
     }
 }

@@ -50,4 +50,11 @@ class JsonRowWriterTest {
         w.beginRow().uint32("a", 1).endRow();
         assertThat(w.toString()).isEqualTo("{\"a\":1}\n");
     }
+
+    @Test
+    void nullableUInt64WritesTheNumberOrNull() {
+        JsonRowWriter w = new JsonRowWriter();
+        w.beginRow().nullableUInt64("a", 35_600_000, false).nullableUInt64("b", 35_600_000, true).endRow();
+        assertThat(w.toString()).isEqualTo("{\"a\":35600000,\"b\":null}\n");
+    }
 }

@@ -1,9 +1,11 @@
 package io.ioscale.sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ioscale.histogram.PackedBuckets;
 import io.ioscale.histogram.SparseBuckets;
+import io.ioscale.records.ColumnType;
 import io.ioscale.testing.TestData;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -39,5 +41,20 @@ class RowBinaryWriterTest {
         JsonRowWriter w = new JsonRowWriter();
         w.beginRow().packedBuckets("i", "c", PackedBuckets.of(s)).endRow();
         assertThat(w.toString()).isEqualTo("{\"i\":[3,9],\"c\":[2,300]}\n");
+    }
+
+    @Test
+    void nullableUInt64IsAMarkerByteThenTheValueUnlessNull() {
+        RowBinaryWriter w = new RowBinaryWriter();
+        w.beginRow().nullableUInt64("a", 0x0102030405060708L, false).nullableUInt64("b", 7, true).endRow();
+        assertThat(w.types()).containsExactly("Nullable(UInt64)", "Nullable(UInt64)");
+        assertThat(rows(w)).containsExactly(0, 8, 7, 6, 5, 4, 3, 2, 1, 1);
+    }
+
+    @Test
+    void nullInANonNullableColumnIsRefused() {
+        RowBinaryWriter w = new RowBinaryWriter();
+        assertThatThrownBy(() -> w.beginRow().nullValue("n", ColumnType.UINT64))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("n is UInt64");
     }
 }

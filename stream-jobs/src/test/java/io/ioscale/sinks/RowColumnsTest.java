@@ -19,8 +19,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -40,6 +42,10 @@ class RowColumnsTest {
             Pattern.DOTALL);
     /** {@code CREATE TABLE ... AS}: a copy of another table's columns (the rollups' other grains). */
     private static final Pattern COPY = Pattern.compile("CREATE TABLE IF NOT EXISTS ioscale\\.(\\w+) AS ioscale\\.(\\w+)");
+    private static final Pattern ALTER = Pattern.compile("ALTER TABLE ioscale\\.(\\w+)\\s");
+    /** {@code MODIFY COLUMN name Type [CODEC(...)]}: a column's new type. */
+    private static final Pattern MODIFY = Pattern.compile("^\\s*MODIFY COLUMN\\s+(\\w+)\\s+(.+?)\\s*(?:CODEC\\(.*\\))?\\s*,?$",
+            Pattern.MULTILINE);
     private static final Pattern COLUMN = Pattern.compile("^\\s{4}(\\w+)\\s+(.+?)\\s*(?:CODEC\\(.*\\))?\\s*(?:DEFAULT .*)?,?$",
             Pattern.MULTILINE);
 
@@ -78,27 +84,42 @@ class RowColumnsTest {
         return f.appendTail(out).toString();
     }
 
-    /** "name Type" of every column of table {@code ioscale.<table>}, from the migration that creates it. */
+    /**
+     * "name Type" of every column of table {@code ioscale.<table>}, as the migrations leave it: created (or copied
+     * from another table as that one stands then), then each {@code MODIFY COLUMN} of a later {@code ALTER TABLE}
+     * applied, in migration order.
+     */
     static List<String> columns(String table) throws IOException {
+        Map<String, List<String>> tables = new HashMap<>();
         try (Stream<Path> files = Files.list(MIGRATIONS)) {
             for (Path p : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
-                String sql = migration(p);
+                String sql = migration(p).replaceAll("--[^\\n]*", "");
                 Matcher copy = COPY.matcher(sql);
-                if (copy.find() && copy.group(1).equals(table)) {
-                    return columns(copy.group(2));
-                }
-                Matcher m = CREATE.matcher(sql);
-                if (m.find() && m.group(1).equals(table)) {
+                Matcher create = CREATE.matcher(sql);
+                Matcher alter = ALTER.matcher(sql);
+                if (copy.find()) {
+                    tables.put(copy.group(1), new ArrayList<>(tables.get(copy.group(2))));
+                } else if (create.find()) {
                     List<String> cols = new ArrayList<>();
-                    Matcher c = COLUMN.matcher(m.group(2).replaceAll("--[^\\n]*", "").replaceAll("[ \\t]+\n", "\n"));
+                    Matcher c = COLUMN.matcher(create.group(2).replaceAll("[ \\t]+\n", "\n"));
                     while (c.find()) {
                         cols.add(c.group(1) + " " + c.group(2).trim());
                     }
-                    return cols;
+                    tables.put(create.group(1), cols);
+                } else if (alter.find() && tables.containsKey(alter.group(1))) {
+                    List<String> cols = tables.get(alter.group(1));
+                    Matcher m = MODIFY.matcher(sql);
+                    while (m.find()) {
+                        String name = m.group(1);
+                        int at = cols.stream().map(col -> col.split(" ")[0]).toList().indexOf(name);
+                        assertThat(at).as("%s modifies %s, not a column of %s", p, name, alter.group(1)).isNotNegative();
+                        cols.set(at, name + " " + m.group(2).trim());
+                    }
                 }
             }
         }
-        throw new AssertionError("no migration creates ioscale." + table);
+        assertThat(tables).as("no migration creates ioscale." + table).containsKey(table);
+        return tables.get(table);
     }
 
     @ParameterizedTest(name = "{0}")
