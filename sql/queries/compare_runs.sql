@@ -23,7 +23,7 @@
 --   mean_latency_us_a       run A's mean latency, microseconds
 --   mean_latency_us_b       run B's mean latency, microseconds
 --   mean_latency_diff_pct   (B / A - 1) x 100: negative = B is faster
---   p99_us_a                run A's p99, microseconds
+--   p99_us_a                run A's p99, microseconds (NULL when the step has no histogram, latency_n = 0)
 --   p99_us_b                run B's p99, microseconds
 --   p99_diff_pct            (B / A - 1) x 100
 --   p99_999_us_a            run A's p99.999 (its max when too few samples), microseconds
@@ -39,6 +39,8 @@
 --   FINAL: step rows are re-emitted as late data arrives; FINAL keeps the latest version per (run, step).
 --   p99.999 below N = 10^6 is the max of the step: comparing two maxima says little, so no % is given.
 --   join_use_nulls = 1: a step only one run has shows NULL for the other run, not 0 IOPS.
+--   A step without a histogram (Iometer, DISKSPD without its latency table) has no percentile: its p99 and
+--   p99.999 are NULL, and so is every % computed from them.
 WITH
     a AS (SELECT * FROM ioscale.scaling_curves FINAL WHERE run_id = {run_a:String}),
     b AS (SELECT * FROM ioscale.scaling_curves FINAL WHERE run_id = {run_b:String})

@@ -23,11 +23,13 @@
 --   mean_latency_us        the VM's exact mean latency, microseconds
 --   median_mean_latency_us the median VM's mean latency, microseconds
 --   mean_latency_vs_median_pct  (mean / median - 1) x 100: positive = slower than its peers
---   p99_us                 the VM's own p99 from its merged histogram, microseconds (its max below N = 1000)
+--   p99_us                 the VM's own p99 from its merged histogram, microseconds (its max below N = 1000;
+--                          NULL when latency_n = 0: no histogram, so no p99 to compare)
 --   median_p99_us          the median VM's p99, microseconds
 --   p99_vs_median_pct      (p99 / median - 1) x 100
 --   latency_n              I/Os in the VM's merged histogram
---   lagging                true when a compared metric is beyond threshold_pct on the slow side
+--   lagging                true when a compared metric is beyond threshold_pct on the slow side (a metric
+--                          the VM or the median lacks, NULL, never counts)
 --   reason                 which metrics lag, e.g. 'iops -35.2%; p99 +80.1%'
 --
 -- Notes:
@@ -90,12 +92,13 @@ WITH
           AND w.window_end = window_ends[indexOf(ended_steps, step_index)]
     ) AS summarized,
     per_vm AS (
-        -- A summarized VM-step: its figures as computed (no samples in the window: no row, as below) ...
+        -- A summarized VM-step: its figures as computed (no samples in the window: no row, as below); its p99
+        -- NULL without a histogram, as ioscaleQuantileNs gives below (the view stores the max there) ...
         SELECT step_index, host, vm, samples, latency_n,
                (toUnixTimestamp64Milli(window_end) - toUnixTimestamp64Milli(window_start)) / 1000 AS window_s,
                ops / window_s AS iops,
                if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
-               p99_ns
+               if(latency_n = 0, NULL, p99_ns) AS p99_ns
         FROM ioscale.step_windows FINAL
         WHERE run_id = {run_id:String} AND ({step_index:Int32} < 0 OR step_index = {step_index:Int32})
           AND grain = 'vm' AND has(summarized, cityHash64(step_index, host, vm)) AND samples > 0
@@ -174,7 +177,7 @@ SELECT
     round(median_p99_ns / 1e3, 3)           AS median_p99_us,
     round(p99_pct, 1)                       AS p99_vs_median_pct,
     latency_n,
-    toBool(lag_iops OR lag_mean OR lag_p99) AS lagging,
+    toBool(ifNull(lag_iops OR lag_mean OR lag_p99, false)) AS lagging,
     arrayStringConcat(arrayFilter(x -> x != '', [
         if(lag_iops, format('iops {}%', toString(round(iops_pct, 1))), ''),
         if(lag_mean, format('mean latency +{}%', toString(round(mean_pct, 1))), ''),

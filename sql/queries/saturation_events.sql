@@ -22,7 +22,7 @@
 --   threshold         the threshold it was compared with, same unit
 --   evidence          the job's explanation, with the figures it used
 --   step_iops         the step's IOPS (Flink step row)
---   step_p99_us       the step's p99 latency, microseconds
+--   step_p99_us       the step's p99 latency, microseconds (NULL when the step has no histogram)
 --   step_gain_pct     the step's throughput gain over the previous step, %
 --   step_saturation   the step's verdict: SCALING | SATURATED | UNDETERMINED
 --

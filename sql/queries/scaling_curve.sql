@@ -28,6 +28,7 @@
 --   mean_latency_us             exact mean latency, microseconds
 --   p99_us                      99th percentile of every I/O of the steady state, microseconds (exact over buckets)
 --   p99_999_us                  99.999th percentile, microseconds; the exact max when too_few
+--                               (both NULL when latency_n = 0: the step's sources sent no histogram)
 --   latency_n                   I/Os behind the percentiles
 --   p99_999_too_few             latency_n < 10^6: p99_999_us is the max, not a percentile
 --   cpu_pct                     mean over hosts of host CPU utilization, %

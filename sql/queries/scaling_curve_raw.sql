@@ -27,8 +27,10 @@
 --   iops                        I/Os completed per second, reads + writes, all sources
 --   mb_per_s                    payload throughput, 10^6 bytes per second
 --   mean_latency_us             exact mean latency (sum / count), microseconds
---   p99_us                      99th percentile latency, microseconds (exact over buckets, within 0.39 %)
---   p99_999_us                  99.999th percentile latency, microseconds; the exact max when too_few
+--   p99_us                      99th percentile latency, microseconds (exact over buckets, within 0.39 %);
+--                               NULL when latency_n = 0 (no histogram)
+--   p99_999_us                  99.999th percentile latency, microseconds; the exact max when too_few, NULL
+--                               when latency_n = 0
 --   max_latency_us              exact largest latency, microseconds
 --   latency_n                   I/Os in the merged histogram (N behind the percentiles)
 --   p99_999_too_few             true when latency_n < 10^6: p99_999_us is then the max, not a percentile
@@ -45,6 +47,7 @@
 --   ioscale.histogram -- and the answer is clamped to the exact [min, max]. Never quantileTDigest, and never an
 --   average of per-VM percentiles (VMFleet's habit, -34 % at p99 on skewed fleets). A level needs
 --   N >= ceil(10 / (1 - q)) samples (p99: 1000, p99.999: 10^6); below that the column holds the exact max.
+--   A step without any histogram (N = 0: Iometer, DISKSPD without its latency table) has no percentile: NULL.
 --   FINAL: the raw tables are ReplacingMergeTrees fed at least once by the Kafka engine; without FINAL a
 --   replayed sample would count twice until a background merge.
 --   Speed: merging every sample's buckets at each call is too slow for a whole run. Each step's histogram
@@ -225,7 +228,7 @@ WITH
             l.ops / measured_s AS iops,
             l.bytes / 1e6 / measured_s AS mb_per_s,
             if(l.latency_count > 0, l.latency_sum_ns / l.latency_count, NULL) AS mean_latency_ns,
-            -- Too few samples: the exact max stands in for the percentile (histogram.required_n).
+            -- Too few samples: the exact max stands in for the percentile (histogram.required_n); none: NULL.
             ioscaleQuantileNs(0.99, l.q[1], l.latency_n, l.latency_min_ns, l.latency_max_ns) AS p99_ns,
             ioscaleQuantileNs(0.99999, l.q[2], l.latency_n, l.latency_min_ns, l.latency_max_ns) AS p99_999_ns,
             l.latency_max_ns AS max_latency_ns,

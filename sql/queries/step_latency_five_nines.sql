@@ -19,7 +19,7 @@
 --   latency_count       I/Os with a latency reported (exceeds latency_n when some samples carry no buckets)
 --   min_us              exact smallest latency, microseconds
 --   mean_us             exact mean latency (sum / count), microseconds
---   p50_us              median latency, microseconds
+--   p50_us              median latency, microseconds; this and every percentile below: NULL when latency_n = 0
 --   p90_us              90th percentile, microseconds
 --   p99_us              99th percentile, microseconds
 --   p99_9_us            99.9th percentile, microseconds
@@ -29,7 +29,7 @@
 --   required_n          samples p99.999 needs: ceil(10 / (1 - 0.99999)) = 10^6
 --   too_few_samples     latency_n < required_n: p99_999_us is the max, not a percentile
 --   valid_through       the deepest level whose N requirement is met ('p99.99', ...; '' if none): every
---                       deeper column holds the exact max instead
+--                       deeper column holds the exact max instead (NULL when latency_n = 0)
 --
 -- Notes:
 --   Exact over buckets: sumMap adds the sparse bucket counts (exact), quantilesExactWeighted runs over
@@ -40,6 +40,9 @@
 --   Too few samples: a level q needs N >= ceil(10 / (1 - q)) (p99: 1000, p99.999: 10^6), the rule of
 --   histogram.required_n; below it the column shows the exact max -- with N < 10^6, "p99.999" IS the max.
 --   Samples with no histogram (percentile-only imports, e.g. DISKSPD) count in latency_count, not latency_n.
+--   No histogram at all (latency_n = 0: Iometer, DISKSPD without its latency table): every percentile is
+--   NULL -- there is none, and neither 0 nor the max may pass for one (step_reported_percentiles shows what
+--   the tool itself reported).
 --   FINAL: the Kafka engine delivers at least once; FINAL collapses a replayed sample into one row.
 --   Speed: merging every sample's buckets at each call is too slow for a whole run. The step's histogram
 --   summed over all its samples is kept in io_samples_hist_sums (grain fleet_step); the measured window is
@@ -188,7 +191,7 @@ WITH
             arrayReduce('quantilesExactWeighted(0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)',
                 arrayMap(i -> ioscaleBucketValueNs(i), mapKeys(hist)),
                 mapValues(hist)) AS raw,
-            -- Clamp to the exact [min, max]; below the required N the exact max stands in.
+            -- Clamp to the exact [min, max]; below the required N the exact max stands in; N = 0: NULL.
             arrayMap((q, v) -> ioscaleQuantileNs(q, v, n, latency_min_ns, latency_max_ns), levels, raw) AS value_ns
         FROM merged AS m
         LEFT JOIN hists AS h ON h.step_index = m.step_index

@@ -22,7 +22,8 @@
 --   intervals        sample intervals covered (1 at grain interval)
 --   latency_n        I/Os in the histogram the p99 stands on
 --   mean_us          exact mean latency, microseconds
---   p99_us           99th percentile over the buckets, microseconds; the exact max when latency_n < 1000
+--   p99_us           99th percentile over the buckets, microseconds; the exact max when latency_n < 1000,
+--                    NULL when latency_n = 0 (no histogram: such rows come last when ranking by p99)
 --   max_us           exact largest latency, microseconds
 --   iops             the source's I/Os per second over the interval(s)
 --
@@ -102,11 +103,12 @@ WITH
           AND w.window_start = measured_start AND w.window_end = measured_end
     ) AS summarized,
     sources AS (
-        -- grain source: a source's figures over the window as step_windows holds them ...
+        -- grain source: a source's figures over the window as step_windows holds them (its p99 NULL without a
+        -- histogram, as ioscaleQuantileNs gives below; the view stores the max there) ...
         SELECT host, vm, target, direction, samples AS intervals,
                if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
                latency_min_ns AS min_ns, latency_max_ns AS max_ns,
-               ops * 1000 / greatest(interval_ms, 1) AS iops, latency_n, p99_ns
+               ops * 1000 / greatest(interval_ms, 1) AS iops, latency_n, if(latency_n = 0, NULL, p99_ns) AS p99_ns
         FROM ioscale.step_windows FINAL
         WHERE run_id = {run_id:String} AND step_index = {step_index:Int32} AND grain = 'source'
           AND {grain:String} = 'source' AND has(summarized, cityHash64(host, vm, target, direction)) AND samples > 0
@@ -204,7 +206,8 @@ SELECT * FROM (
         toUInt64(1) AS intervals,
         if(s.host IS NULL, t.6, s.latency_n)                                 AS latency_n,
         round(t.7 / 1e3, 3)                                                  AS mean_us,
-        -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n).
+        -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n);
+        -- N = 0: NULL.
         round(if(s.host IS NULL, t.10,
                  ioscaleQuantileNs(0.99, s.p99_raw_ns, s.latency_n, t.9, t.8)) / 1e3, 3) AS p99_us,
         round(t.8 / 1e3, 3)                                                  AS max_us,

@@ -87,7 +87,8 @@ WITH
             ops / window_s AS iops,
             if(latency_count > 0, latency_sum_ns / latency_count, NULL) AS mean_ns,
             arraySum(mapValues(hist)) AS latency_n,
-            if(latency_n < 1000, latency_max_ns, least(greatest(arrayReduce('quantileExactWeighted(0.99)',
+            -- No histogram (N = 0): no p99, NULL.
+            multiIf(latency_n = 0, NULL, latency_n < 1000, latency_max_ns, least(greatest(arrayReduce('quantileExactWeighted(0.99)',
                 arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
                 mapValues(hist)), latency_min_ns), latency_max_ns)) AS p99_ns
         FROM vms
@@ -118,7 +119,7 @@ SELECT
     round(median_p99_ns / 1e3, 3)           AS median_p99_us,
     round(p99_pct, 1)                       AS p99_vs_median_pct,
     latency_n,
-    toBool(lag_iops OR lag_mean OR lag_p99) AS lagging,
+    toBool(ifNull(lag_iops OR lag_mean OR lag_p99, false)) AS lagging,
     arrayStringConcat(arrayFilter(x -> x != '', [
         if(lag_iops, format('iops {}%', toString(round(iops_pct, 1))), ''),
         if(lag_mean, format('mean latency +{}%', toString(round(mean_pct, 1))), ''),

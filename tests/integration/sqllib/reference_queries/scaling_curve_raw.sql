@@ -129,9 +129,9 @@ WITH
             l.ops / measured_s AS iops,
             l.bytes / 1e6 / measured_s AS mb_per_s,
             if(l.latency_count > 0, l.latency_sum_ns / l.latency_count, NULL) AS mean_latency_ns,
-            -- Too few samples: the exact max stands in for the percentile (histogram.required_n).
-            if(l.latency_n < 1000, l.latency_max_ns, least(greatest(l.q[1], l.latency_min_ns), l.latency_max_ns)) AS p99_ns,
-            if(l.latency_n < 1000000, l.latency_max_ns, least(greatest(l.q[2], l.latency_min_ns), l.latency_max_ns)) AS p99_999_ns,
+            -- Too few samples: the exact max stands in for the percentile (histogram.required_n); none: NULL.
+            multiIf(l.latency_n = 0, NULL, l.latency_n < 1000, l.latency_max_ns, least(greatest(l.q[1], l.latency_min_ns), l.latency_max_ns)) AS p99_ns,
+            multiIf(l.latency_n = 0, NULL, l.latency_n < 1000000, l.latency_max_ns, least(greatest(l.q[2], l.latency_min_ns), l.latency_max_ns)) AS p99_999_ns,
             l.latency_max_ns AS max_latency_ns,
             l.latency_n AS latency_n,
             toBool(l.latency_n < 1000000) AS p99_999_too_few,

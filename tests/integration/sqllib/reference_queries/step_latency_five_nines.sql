@@ -84,8 +84,8 @@ WITH
             arrayReduce('quantilesExactWeighted(0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999)',
                 arrayMap(i -> (bitShiftLeft(toUInt64(modulo(i, 128) + 128 * least(intDiv(i, 128), 1)), toUInt8(greatest(intDiv(i, 128), 1) - 1)) + intDiv(bitShiftLeft(toUInt64(1), toUInt8(greatest(intDiv(i, 128), 1) - 1)), 2)), mapKeys(hist)),
                 mapValues(hist)) AS raw,
-            -- Clamp to the exact [min, max]; below the required N the exact max stands in.
-            arrayMap((v, need) -> if(n < need, latency_max_ns, least(greatest(v, latency_min_ns), latency_max_ns)),
+            -- Clamp to the exact [min, max]; below the required N the exact max stands in; N = 0: NULL.
+            arrayMap((v, need) -> multiIf(n = 0, NULL, n < need, latency_max_ns, least(greatest(v, latency_min_ns), latency_max_ns)),
                      raw, required) AS value_ns
         FROM merged
     )

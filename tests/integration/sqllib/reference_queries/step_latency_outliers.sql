@@ -90,8 +90,9 @@ WITH
         )
     ),
     scored AS (
-        -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n).
-        SELECT *, if(latency_n < 1000, max_ns, least(greatest(p99_raw_ns, min_ns), max_ns)) AS p99_ns
+        -- Clamped to the exact [min, max]; below N = 1000 the exact max stands in (histogram.required_n); N = 0:
+        -- NULL.
+        SELECT *, multiIf(latency_n = 0, NULL, latency_n < 1000, max_ns, least(greatest(p99_raw_ns, min_ns), max_ns)) AS p99_ns
         FROM ranked
     )
 SELECT
