@@ -20,7 +20,7 @@ def test_table_aligns_numbers_right_and_text_left() -> None:
     assert out.splitlines() == [
         "step  label             iops  ok     at                       missing",
         "----  -----------  ---------  -----  -----------------------  -------",
-        "   0  1 VM           27144.4  true   2026-09-21 14:13:25         NULL",
+        "   0  1 VM           27144.4  true   2026-09-21 14:13:25          n/a",
         "  10  80 VMs/node  520092.25  false  2026-09-21 14:13:25.500      1.5",
         "(2 rows)",
     ]
@@ -36,7 +36,7 @@ def test_csv_json_vertical() -> None:
     assert data[0]["missing"] is None
     vertical = output.format_result(COLUMNS, ROWS[:1], "vertical").splitlines()
     assert vertical[0].startswith("-- row 1 ")
-    assert "iops     27144.4" in vertical and "missing  NULL" in vertical and vertical[-1] == "(1 row)"
+    assert "iops     27144.4" in vertical and "missing  n/a" in vertical and vertical[-1] == "(1 row)"
 
 
 def test_empty_result_and_special_values() -> None:

@@ -2,8 +2,10 @@
 
 CSV and JSON come from the standard library. The table and the value texts are written here: none of the
 pinned dependencies renders tables, and these few lines fix the layout the tests and users read (numbers
-right-aligned, NULL shown, datetimes to the millisecond, floats to 15 significant digits) without another
-dependency on every host.
+right-aligned, NULL shown as n/a, datetimes to the millisecond, floats to 15 significant digits) without
+another dependency on every host. A NULL is a figure that does not exist (e.g. a percentile of a step whose
+source sent no histogram): n/a says so to a reader, where 0 or a blank could pass for a value. CSV leaves it
+empty and JSON writes null, as their readers expect.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ioscale.query.errors import QueryLibraryError
 from ioscale.query.model import NamedQuery, list_queries, load
 
 FORMATS = ("table", "vertical", "csv", "json")
-NULL_TEXT = "NULL"
+NULL_TEXT = "n/a"
 
 
 def check_format(fmt: str) -> None:
