@@ -26,16 +26,27 @@ public record SteadyStateWindow(int fromIndex, int toIndex, long startMs, long e
         /** Fewer than min-steady-s seconds are left: the window is the best effort, not to be trusted. */
         TOO_SHORT,
         /** No rolling window met the CV bound: the window is every full second, not to be trusted. */
-        NOT_STEADY
+        NOT_STEADY,
+        /**
+         * Every sample spans the whole step (a tool's whole-run result: Iometer, DISKSPD, fio JSON): the tool's
+         * measured window, which already excludes its ramp-up, is the steady state. No series to index.
+         */
+        WHOLE_STEP
     }
 
+    /** The window of whole-step samples covering [startMs, endMs). */
+    public static SteadyStateWindow wholeStep(long startMs, long endMs, String detail) {
+        return new SteadyStateWindow(0, 0, startMs, endMs, Reason.WHOLE_STEP, Double.NaN, detail);
+    }
+
+    /** Seconds in the window (for WHOLE_STEP, its length rounded to the second). */
     public int seconds() {
-        return toIndex - fromIndex;
+        return reason == Reason.WHOLE_STEP ? (int) Math.round((endMs - startMs) / 1000.0) : toIndex - fromIndex;
     }
 
-    /** CONFIGURED or DETECTED: fit for the step summary and the saturation decision. */
+    /** CONFIGURED, DETECTED or WHOLE_STEP: fit for the step summary and the saturation decision. */
     public boolean usable() {
-        return reason == Reason.CONFIGURED || reason == Reason.DETECTED;
+        return reason == Reason.CONFIGURED || reason == Reason.DETECTED || reason == Reason.WHOLE_STEP;
     }
 
     /** The window's seconds, a view of {@code series} (the same list {@link SteadyState} was given). */

@@ -90,6 +90,15 @@ public class IoStats {
         return s;
     }
 
+    /**
+     * The time T (ms) the row's rates are over: max(window, longest sample interval), so a row whose samples span a
+     * whole step covers that step. Recovered from {@code ops / iops} because T is neither a column nor kept in the
+     * step analyzer's state; 1 s for a row without I/O (which adds no rate anywhere).
+     */
+    public long rateSpanMs() {
+        return ops > 0 && iops > 0 ? Math.round(ops / iops * 1000.0) : 1000;
+    }
+
     /** The merged histogram's buckets, unpacked (a copy). */
     public SparseBuckets buckets() {
         return PackedBuckets.unpack(latencyBuckets);

@@ -1,37 +1,22 @@
 package io.ioscale.steps;
 
-import io.ioscale.analytics.Direction;
-import io.ioscale.analytics.FleetSecond;
-import io.ioscale.analytics.PortLoad;
 import io.ioscale.analytics.SaturationDetector;
-import io.ioscale.analytics.SaturationVerdict;
-import io.ioscale.analytics.ScalingCurve;
-import io.ioscale.analytics.ScalingPoint;
 import io.ioscale.analytics.SloResult;
 import io.ioscale.analytics.SteadyState;
 import io.ioscale.analytics.SteadyStateWindow;
-import io.ioscale.analytics.StepSummary;
-import io.ioscale.analytics.UslFit;
-import io.ioscale.histogram.LatencyHistogram;
-import io.ioscale.histogram.QuantileResult;
-import io.ioscale.histogram.SparseBuckets;
 import io.ioscale.records.AlertRow;
 import io.ioscale.records.CpuSample;
 import io.ioscale.records.FleetRollupRow;
-import io.ioscale.records.LatencyQuantiles;
 import io.ioscale.records.PortSample;
 import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
-import io.ioscale.rollups.BucketCounts;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -106,7 +91,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
     public static final List<String> HOST_SCOPES = List.of("HYPERVISOR", "HOST", "ROOT_PARTITION");
 
     private final StepAnalysisConfig settings;
-    private transient SaturationDetector detector;
+    private transient StepEvaluation evaluation;
     private transient MapState<Integer, StepInfo> steps;
     private transient MapState<Long, SecondState> seconds;
     private transient MapState<Integer, StepRow> completed;
@@ -120,7 +105,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
 
     @Override
     public void open(OpenContext openContext) {
-        detector = new SaturationDetector(settings.saturation());
+        evaluation = new StepEvaluation(settings);
         steps = getRuntimeContext().getMapState(new MapStateDescriptor<>("steps", TypeInformation.of(Integer.class),
                 TypeInformation.of(StepInfo.class)));
         seconds = getRuntimeContext().getMapState(new MapStateDescriptor<>("seconds", TypeInformation.of(Long.class),
@@ -403,7 +388,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
     /** Live verdicts over the step's seconds before {@code completeBeforeMs} (complete in every input). */
     private void evaluateLive(StepInfo step, Context ctx, long completeBeforeMs) throws Exception {
         long start = step.startMs != StepInfo.UNKNOWN ? step.startMs : firstSecondOf(step.stepIndex);
-        List<SecondAgg> series = series(step.stepIndex, start, completeBeforeMs);
+        List<StepSecond> series = series(step.stepIndex, start, completeBeforeMs);
         int n = series.size();
         if (n < settings.steadyState().minSteadyS()
                 || (step.liveEvaluatedAt > 0 && n - step.liveEvaluatedAt < settings.liveEvalEveryS())) {
@@ -411,22 +396,22 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         }
         step.liveEvaluatedAt = n;
         steps.put(step.stepIndex, step);
-        List<FleetSecond> fleet = fleetSeconds(series);
-        SteadyStateWindow window = SteadyState.choose(fleet, start, Long.MAX_VALUE, settings.steadyState());
+        SteadyStateWindow window = StepEvaluation.window(series, start, Long.MAX_VALUE, settings.steadyState());
         if (!window.usable()) {
             return;
         }
-        Evaluation ev = evaluate(ctx.getCurrentKey(), step, series, window, start, series.get(n - 1).tsMs + SECOND_MS);
+        StepEvaluation.Result ev = evaluate(ctx.getCurrentKey(), step, series, window, start,
+                series.get(n - 1).tsMs + SECOND_MS);
         long eventTs = window.endMs();
-        if (ev.verdict.saturated() && !step.liveSaturationRaised) {
+        if (ev.verdict().saturated() && !step.liveSaturationRaised) {
             step.liveSaturationRaised = true;
-            ctx.output(ALERTS, saturationAlert(ev, AlertRow.LIVE, eventTs));
+            ctx.output(ALERTS, StepAlerts.saturation(ev, settings.saturation(), AlertRow.LIVE, eventTs));
             alertsRaised.inc();
         }
-        for (SloResult r : ev.slo) {
-            String resource = sloResource(r);
+        for (SloResult r : ev.slo()) {
+            String resource = StepAlerts.sloResource(r);
             if (r.breached() && step.liveSloRaised.add(resource)) {
-                ctx.output(ALERTS, sloAlert(ev, r, AlertRow.LIVE, eventTs));
+                ctx.output(ALERTS, StepAlerts.slo(ev, r, AlertRow.LIVE, eventTs));
                 alertsRaised.inc();
             }
         }
@@ -439,7 +424,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         step.finalized = true;
         steps.put(step.stepIndex, step);
         long start = step.startMs != StepInfo.UNKNOWN ? step.startMs : firstSecondOf(step.stepIndex);
-        List<SecondAgg> series = series(step.stepIndex, start, step.endMs);
+        List<StepSecond> series = series(step.stepIndex, start, step.endMs);
         if (series.isEmpty()) {
             return; // a step without I/O: nothing to summarize
         }
@@ -447,341 +432,40 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         // bounds the SQL library's windows: a warm-up at full IOPS but another latency is not steady state, and
         // detection by IOPS alone cannot see it. Ramp-up detection (or a configured ramp-up) applies within it.
         long steadyFrom = step.measuredStartMs != StepInfo.UNKNOWN ? Math.max(start, step.measuredStartMs) : start;
-        SteadyStateWindow window = SteadyState.choose(fleetSeconds(series), steadyFrom, step.endMs,
+        SteadyStateWindow window = StepEvaluation.window(series, steadyFrom, step.endMs,
                 settings.steadyState());
-        Evaluation ev = evaluate(ctx.getCurrentKey(), step, series, window, start, step.endMs);
-        completed.put(step.stepIndex, ev.row);
-        out.collect(ev.row);
+        StepEvaluation.Result ev = evaluate(ctx.getCurrentKey(), step, series, window, start, step.endMs);
+        completed.put(step.stepIndex, ev.row());
+        out.collect(ev.row());
         stepRows.inc();
         long ts = step.endMs;
-        if (ev.verdict.saturated()) {
-            ctx.output(ALERTS, saturationAlert(ev, AlertRow.FINAL, ts));
+        if (ev.verdict().saturated()) {
+            ctx.output(ALERTS, StepAlerts.saturation(ev, settings.saturation(), AlertRow.FINAL, ts));
             alertsRaised.inc();
         }
-        for (SloResult r : ev.slo) {
+        for (SloResult r : ev.slo()) {
             if (r.breached()) {
-                ctx.output(ALERTS, sloAlert(ev, r, AlertRow.FINAL, ts));
+                ctx.output(ALERTS, StepAlerts.slo(ev, r, AlertRow.FINAL, ts));
                 alertsRaised.inc();
             }
         }
-        ctx.output(USL_FITS, uslFit(ctx.getCurrentKey(), step.stepIndex, ts));
+        ctx.output(USL_FITS, evaluation.uslFit(ctx.getCurrentKey(), step.stepIndex, ts, rows(completed)));
     }
 
-    /** Everything known about one step over a steady window: the row, the summary, the verdict, the SLOs. */
-    private Evaluation evaluate(String runId, StepInfo step, List<SecondAgg> series, SteadyStateWindow window, long stepStartMs,
-                                long stepEndMs) throws Exception {
-        StepRow row = new StepRow();
+    private StepEvaluation.Result evaluate(String runId, StepInfo step, List<StepSecond> series,
+                                           SteadyStateWindow window, long stepStartMs, long stepEndMs)
+            throws Exception {
         RunInfo info = run.value();
-        row.runId = runId;
-        row.scenario = info == null ? "" : info.scenario;
-        row.stepIndex = step.stepIndex;
-        row.stepLabel = step.label;
-        row.loadAxis = settings.loadAxis().key();
-        row.load = settings.loadAxis().of(step.load, step.stepIndex);
-        if (step.load != null) {
-            row.vmCount = step.load.vmCount;
-            row.targetsPerVm = step.load.targetsPerVm;
-            row.workersPerTarget = step.load.workersPerTarget;
-            row.outstandingIosPerTarget = step.load.outstandingIosPerTarget;
-            row.blockSizeBytes = step.load.blockSizeBytes;
-            row.readPct = step.load.readPct;
-            row.randomPct = step.load.randomPct;
-        }
-        row.stepStartMs = stepStartMs;
-        row.stepEndMs = stepEndMs;
-        row.steadyStartMs = window.startMs();
-        row.steadyEndMs = window.endMs();
-        row.steadySeconds = window.seconds();
-        row.steadyReason = window.reason().name();
-        row.steadyUsable = window.usable();
-        row.steadyCv = window.cv();
-        row.steadyDetail = window.detail();
-        for (SecondAgg s : series) {
-            row.stepSamples += s.samples;
-        }
+        return evaluation.evaluate(runId, info == null ? "" : info.scenario, step, series, window, stepStartMs,
+                stepEndMs, rows(completed));
+    }
 
-        // I/O over the steady window.
-        List<SecondAgg> steady = series.subList(window.fromIndex(), window.toIndex());
-        BucketCounts buckets = new BucketCounts();
-        long histogramSumNs = 0;
-        long histogramMinNs = Long.MAX_VALUE;
-        long histogramMaxNs = 0;
-        double outstanding = 0;
-        for (SecondAgg s : steady) {
-            row.ops += s.ops;
-            row.bytes += s.bytes;
-            row.latencyCount += s.latencyCount;
-            row.latencySumNs += s.latencySumNs;
-            row.latencyMaxNs = Math.max(row.latencyMaxNs, s.latencyMaxNs);
-            outstanding += s.outstandingIos;
-            for (FleetRollupRow r : s.rows) {
-                if (r.stats.latencyBuckets.length > 0) {
-                    buckets.add(r.stats.latencyBuckets);
-                    histogramSumNs += r.stats.latencySumNs;
-                    histogramMinNs = Math.min(histogramMinNs, r.stats.latencyMinNs);
-                    histogramMaxNs = Math.max(histogramMaxNs, r.stats.latencyMaxNs);
-                }
-            }
-        }
-        LatencyHistogram merged = buckets.toHistogram(histogramSumNs, histogramMinNs, histogramMaxNs);
-        int n = steady.size();
-        row.iops = n == 0 ? 0 : (double) row.ops / n;
-        row.mbPerS = n == 0 ? 0 : row.bytes / 1e6 / n;
-        row.outstandingIos = n == 0 || outstanding == 0 ? Double.NaN : outstanding / n; // 0 = not reported
-        row.latencyMeanNs = row.latencyCount > 0 ? (double) row.latencySumNs / row.latencyCount : Double.NaN;
-        SparseBuckets sparse = merged.toSparse();
-        row.latencyBucketIndex = sparse.indexes();
-        row.latencyBucketCount = sparse.counts();
-        row.quantiles = LatencyQuantiles.of(merged);
-
-        // CPU and ports over the same seconds.
-        long from = window.startMs();
-        long to = window.endMs();
-        cpuOver(steady, from, to, row);
-        portsOver(steady, from, to, row);
-
-        // Scaling curve: the completed steps before this one, then this one.
-        List<StepRow> before = new ArrayList<>();
+    private static List<StepRow> rows(MapState<Integer, StepRow> completed) throws Exception {
+        List<StepRow> out = new ArrayList<>();
         for (StepRow r : completed.values()) {
-            if (r.stepIndex < step.stepIndex) {
-                before.add(r);
-            }
+            out.add(r);
         }
-        before.sort(Comparator.comparingInt(r -> r.stepIndex));
-        List<StepSummary> summaries = new ArrayList<>();
-        for (StepRow r : before) {
-            summaries.add(summaryOf(r));
-        }
-        StepSummary summary = summaryOf(row);
-        summaries.add(summary);
-        ScalingCurve curve = detector.curve(summaries);
-        ScalingPoint point = curve.latest();
-        SaturationVerdict verdict = detector.assess(point);
-        row.loadIncreasePct = point.loadIncreasePct();
-        row.throughputGainPct = point.throughputGainPct();
-        row.marginalGainRatio = point.marginalGainRatio();
-        row.scalingEfficiencyPct = point.scalingEfficiency() * 100;
-        row.latencyGrowthPct = point.latencyGrowthPct();
-        row.littlesExpectedIos = point.littlesLaw().expected();
-        row.littlesMeasuredIos = point.littlesLaw().measured();
-        row.littlesErrorPct = point.littlesLaw().relativeError() * 100;
-        row.littlesChecked = point.littlesLaw().checked();
-        row.littlesConsistent = point.littlesLaw().consistent();
-        row.saturationStatus = verdict.status().name();
-        row.saturationBottleneck = verdict.bottleneck().name();
-        row.saturationEvidence = verdict.evidence();
-        row.emittedAtMs = System.currentTimeMillis();
-        List<SloResult> slo = settings.slo() == null ? List.of() : settings.slo().evaluate(merged);
-        return new Evaluation(row, verdict, slo);
-    }
-
-    /**
-     * CPU per host over [from, to): one host-level scope per host (HYPERVISOR over HOST over ROOT_PARTITION: the
-     * hypervisor's logical processors carry root and guest work alike), interval-weighted mean utilization and
-     * interrupt rate; the step's figures are the mean over hosts and the hottest host, interrupts summed.
-     */
-    private static void cpuOver(List<SecondAgg> steady, long from, long to, StepRow row) {
-        Map<String, double[]> byHostScope = new TreeMap<>(); // "host\0scope" -> [sum util x w, sum w, lps, intr x w]
-        for (SecondAgg s : steady) {
-            for (CpuSample c : s.cpu) {
-                if (c.tsMs < from || c.tsMs >= to) {
-                    continue;
-                }
-                double w = Math.max(c.intervalMs, 1);
-                double[] a = byHostScope.computeIfAbsent(c.host + "\0" + c.scope, k -> new double[4]);
-                a[0] += c.utilizationPct * w;
-                a[1] += w;
-                a[2] = Math.max(a[2], c.logicalProcessors);
-                a[3] += c.interruptsPerS * w;
-            }
-        }
-        Map<String, StepRow.CpuLoad> byHost = new LinkedHashMap<>();
-        for (String scope : HOST_SCOPES) {
-            for (Map.Entry<String, double[]> e : byHostScope.entrySet()) {
-                String[] hs = e.getKey().split("\0", 2);
-                if (!hs[1].equals(scope) || byHost.containsKey(hs[0])) {
-                    continue;
-                }
-                double[] a = e.getValue();
-                double pct = Math.min(100.0, Math.max(0.0, a[0] / a[1]));
-                byHost.put(hs[0], new StepRow.CpuLoad(hs[0], pct, (int) a[2], a[3] / a[1]));
-            }
-        }
-        row.cpus = new ArrayList<>(byHost.values());
-        if (row.cpus.isEmpty()) {
-            return;
-        }
-        double sum = 0;
-        double interrupts = 0;
-        StepRow.CpuLoad hottest = null;
-        for (StepRow.CpuLoad c : row.cpus) {
-            sum += c.utilizationPct;
-            interrupts += c.interruptsPerS;
-            if (hottest == null || c.utilizationPct > hottest.utilizationPct) {
-                hottest = c;
-            }
-        }
-        row.cpuUtilizationPct = sum / row.cpus.size();
-        row.cpuMaxUtilizationPct = hottest.utilizationPct;
-        row.cpuHottestHost = hottest.host;
-        row.interruptsPerS = interrupts;
-    }
-
-    /** Whole ports with a known capacity over [from, to): mean bytes/s per direction (half duplex: rx + tx). */
-    private static void portsOver(List<SecondAgg> steady, long from, long to, StepRow row) {
-        Map<String, double[]> byPort = new TreeMap<>(); // "host\0port" -> [rx, tx, sum interval ms, capacity, duplex]
-        for (SecondAgg s : steady) {
-            for (PortSample p : s.port) {
-                if (p.tsMs < from || p.tsMs >= to || p.capacityBytesPerS <= 0) {
-                    continue;
-                }
-                double[] a = byPort.computeIfAbsent(p.host + "\0" + p.portId, k -> new double[] {0, 0, 0, 0, 1});
-                a[0] += p.rxBytes;
-                a[1] += p.txBytes;
-                a[2] += Math.max(p.intervalMs, 1);
-                a[3] = Math.max(a[3], p.capacityBytesPerS);
-                a[4] = p.fullDuplex ? 1 : 0;
-            }
-        }
-        row.ports = new ArrayList<>();
-        for (Map.Entry<String, double[]> e : byPort.entrySet()) {
-            String[] hp = e.getKey().split("\0", 2);
-            double[] a = e.getValue();
-            double seconds = a[2] / 1000.0;
-            double rx = a[0] / seconds;
-            double tx = a[1] / seconds;
-            boolean duplex = a[4] == 1;
-            row.ports.add(new StepRow.PortUse(hp[0], hp[1], "RX", duplex ? rx : rx + tx, a[3]));
-            row.ports.add(new StepRow.PortUse(hp[0], hp[1], "TX", duplex ? tx : rx + tx, a[3]));
-        }
-        StepRow.PortUse hottest = null;
-        for (StepRow.PortUse p : row.ports) {
-            if (hottest == null || p.utilizationPct() > hottest.utilizationPct()) {
-                hottest = p;
-            }
-        }
-        if (hottest != null) {
-            row.portMaxUtilizationPct = hottest.utilizationPct();
-            row.portHottest = hottest.name();
-        }
-    }
-
-    /** The analytics' view of a step row. */
-    static StepSummary summaryOf(StepRow r) {
-        StepSummary.Builder b = StepSummary.builder(r.stepIndex, r.load)
-                .label(r.stepLabel)
-                .iops(r.iops)
-                .mbPerS(r.mbPerS)
-                .meanLatencyNs(r.latencyMeanNs)
-                .outstandingIos(r.outstandingIos)
-                .interruptsPerS(r.interruptsPerS);
-        for (StepRow.CpuLoad c : r.cpus) {
-            b.cpu(c.host, c.utilizationPct, c.logicalProcessors);
-        }
-        for (StepRow.PortUse p : r.ports) {
-            b.port(new PortLoad(p.host, p.portId, Direction.valueOf(p.direction), p.bytesPerS, p.capacityBytesPerS));
-        }
-        StepSummary s = b.build();
-        // The builder fills p99/p99.999 from a histogram; the row already holds them with their N.
-        return new StepSummary(s.stepIndex(), s.label(), s.load(), s.iops(), s.mbPerS(), s.meanLatencyNs(),
-                quantile(r.quantiles, StepSummary.P99), quantile(r.quantiles, StepSummary.P99999), s.cpus(),
-                s.interruptsPerS(), s.ports(), s.outstandingIos());
-    }
-
-    private static QuantileResult quantile(LatencyQuantiles q, double level) {
-        return new QuantileResult(level, q.valueNs(level), q.n, q.tooFew(level), LatencyHistogram.requiredN(level));
-    }
-
-    private UslFitRow uslFit(String runId, int throughStep, long eventTs) throws Exception {
-        List<StepRow> rows = new ArrayList<>();
-        for (StepRow r : completed.values()) {
-            if (r.stepIndex <= throughStep) {
-                rows.add(r);
-            }
-        }
-        rows.sort(Comparator.comparingInt(r -> r.stepIndex));
-        double[] n = new double[rows.size()];
-        double[] x = new double[rows.size()];
-        long samples = 0;
-        for (int i = 0; i < n.length; i++) {
-            StepRow r = rows.get(i);
-            n[i] = r.load;
-            x[i] = settings.saturation().metric() == io.ioscale.analytics.ThroughputMetric.IOPS ? r.iops : r.mbPerS;
-            samples += r.stepSamples;
-        }
-        UslFit fit = UslFit.fit(n, x);
-        UslFitRow row = new UslFitRow();
-        row.runId = runId;
-        row.throughStep = throughStep;
-        row.points = fit.points();
-        row.metric = settings.saturation().metric().key();
-        row.loadAxis = settings.loadAxis().key();
-        row.fitted = fit.fitted();
-        row.reason = fit.reason();
-        row.lambda = fit.lambda();
-        row.sigma = fit.sigma();
-        row.kappa = fit.kappa();
-        row.rSquared = fit.rSquared();
-        row.peakN = fit.peakN();
-        row.peakX = fit.peakX();
-        row.maxN = fit.maxN();
-        row.peakExtrapolated = fit.peakExtrapolated();
-        row.eventTsMs = eventTs;
-        row.samples = samples;
-        row.emittedAtMs = System.currentTimeMillis();
-        return row;
-    }
-
-    private AlertRow saturationAlert(Evaluation ev, String phase, long eventTs) {
-        SaturationVerdict v = ev.verdict;
-        AlertRow a = new AlertRow();
-        a.kind = AlertRow.SATURATION;
-        a.phase = phase;
-        a.severity = "warning";
-        switch (v.bottleneck()) {
-            case PORT -> {
-                a.resource = "port " + v.port().name();
-                a.value = v.port().utilizationPct();
-                a.threshold = settings.saturation().portUtilizationPct();
-            }
-            case CPU -> {
-                a.resource = "cpu " + v.cpu().host();
-                a.value = v.cpu().utilizationPct();
-                a.threshold = settings.saturation().cpuUtilizationPct();
-            }
-            default -> {
-                a.resource = "device";
-                a.value = v.point().latencyGrowthPct();
-                a.threshold = settings.saturation().minLatencyGrowthPct();
-            }
-        }
-        return finish(a, ev, eventTs, v.evidence());
-    }
-
-    private AlertRow sloAlert(Evaluation ev, SloResult r, String phase, long eventTs) {
-        AlertRow a = new AlertRow();
-        a.kind = AlertRow.SLO_BREACH;
-        a.phase = phase;
-        a.severity = "critical";
-        a.resource = sloResource(r);
-        a.value = r.valueNs();
-        a.threshold = r.objective().thresholdNs();
-        return finish(a, ev, eventTs, "step " + ev.row.stepIndex + ": " + r.message());
-    }
-
-    private static String sloResource(SloResult r) {
-        return "latency " + r.objective().canonical();
-    }
-
-    private AlertRow finish(AlertRow a, Evaluation ev, long eventTs, String evidence) {
-        a.runId = ev.row.runId;
-        a.stepIndex = ev.row.stepIndex;
-        a.alertId = AlertRow.id(a.runId, a.stepIndex, a.kind, a.phase, a.resource);
-        a.evidence = evidence;
-        a.eventTsMs = eventTs;
-        a.samples = ev.row.stepSamples;
-        a.emittedAtMs = System.currentTimeMillis();
-        return a;
+        return out;
     }
 
     // ------------------------------------------------------------------------------------------- series
@@ -802,19 +486,19 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
      * The step's seconds in [start, end), ascending, each summed over the step's fleet rows and the unknown-step
      * rows of that second; CPU and port samples of the second ride along. Only seconds with I/O rows count.
      */
-    private List<SecondAgg> series(int stepIndex, long startMs, long endMs) throws Exception {
+    private List<StepSecond> series(int stepIndex, long startMs, long endMs) throws Exception {
         long firstSecond = startMs == Long.MIN_VALUE ? Long.MIN_VALUE : Math.floorDiv(startMs, SECOND_MS) * SECOND_MS;
-        List<SecondAgg> out = new ArrayList<>();
+        List<StepSecond> out = new ArrayList<>();
         for (Map.Entry<Long, SecondState> e : seconds.entries()) {
             long sec = e.getKey();
             if (sec < firstSecond || sec >= endMs) {
                 continue;
             }
-            SecondAgg agg = null;
+            StepSecond agg = null;
             for (FleetRollupRow r : e.getValue().io) {
                 if (r.stepIndex == stepIndex || r.stepIndex == -1) {
                     if (agg == null) {
-                        agg = new SecondAgg(sec, e.getValue());
+                        agg = new StepSecond(sec, e.getValue().cpu, e.getValue().port);
                     }
                     agg.add(r);
                 }
@@ -824,15 +508,6 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             }
         }
         out.sort(Comparator.comparingLong(a -> a.tsMs));
-        return out;
-    }
-
-    private static List<FleetSecond> fleetSeconds(List<SecondAgg> series) {
-        List<FleetSecond> out = new ArrayList<>(series.size());
-        for (SecondAgg s : series) {
-            double mean = s.latencyCount > 0 ? (double) s.latencySumNs / s.latencyCount : Double.NaN;
-            out.add(new FleetSecond(s.tsMs, s.ops, s.bytes / 1e6, mean));
-        }
         return out;
     }
 
@@ -887,37 +562,4 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         public SecondState() {}
     }
 
-    /** One second of one step, summed (transient). */
-    private static final class SecondAgg {
-        final long tsMs;
-        final List<FleetRollupRow> rows = new ArrayList<>(2);
-        final List<CpuSample> cpu;
-        final List<PortSample> port;
-        long samples;
-        long ops;
-        long bytes;
-        long latencyCount;
-        long latencySumNs;
-        long latencyMaxNs;
-        double outstandingIos;
-
-        SecondAgg(long tsMs, SecondState st) {
-            this.tsMs = tsMs;
-            this.cpu = st.cpu;
-            this.port = st.port;
-        }
-
-        void add(FleetRollupRow r) {
-            rows.add(r);
-            samples += r.stats.samples;
-            ops += r.stats.ops;
-            bytes += r.stats.bytes;
-            latencyCount += r.stats.latencyCount;
-            latencySumNs += r.stats.latencySumNs;
-            latencyMaxNs = Math.max(latencyMaxNs, r.stats.latencyMaxNs);
-            outstandingIos += r.stats.outstandingIos;
-        }
-    }
-
-    private record Evaluation(StepRow row, SaturationVerdict verdict, List<SloResult> slo) {}
 }

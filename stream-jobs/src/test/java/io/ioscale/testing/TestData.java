@@ -167,6 +167,12 @@ public final class TestData {
     /** A 1 s fleet row (as the fleet window emits it) built from raw latencies. */
     public static FleetRollupRow fleetSecond(String runId, int step, long tsMs, long[] latenciesNs, int blockBytes,
                                           double outstanding) {
+        return fleetSecond(runId, step, tsMs, 1000, latenciesNs, blockBytes, outstanding);
+    }
+
+    /** The 1 s fleet row of one sample that started at tsMs and spans intervalMs (a whole-step result, say). */
+    public static FleetRollupRow fleetSecond(String runId, int step, long tsMs, long intervalMs, long[] latenciesNs,
+                                          int blockBytes, double outstanding) {
         FleetRollupRow r = new FleetRollupRow();
         r.grain = Grain.S1;
         r.windowStartMs = tsMs;
@@ -176,8 +182,8 @@ public final class TestData {
         r.sources = 1;
         LatencyHistogram h = histogram(latenciesNs);
         long ops = latenciesNs.length;
-        r.stats = IoStats.of(1, ops, ops * blockBytes, 0, ops, 0, ops * blockBytes, 0, outstanding * 1000, 1000,
-                h.count(), h.sumNs(), h.minNs(), h.maxNs(), h, 1000);
+        r.stats = IoStats.of(1, ops, ops * blockBytes, 0, ops, 0, ops * blockBytes, 0, outstanding * intervalMs,
+                intervalMs, h.count(), h.sumNs(), h.minNs(), h.maxNs(), h, 1000);
         r.stats.quantiles = LatencyQuantiles.of(h);
         return r;
     }
