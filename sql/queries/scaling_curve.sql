@@ -38,6 +38,8 @@
 --   efficiency_pct              throughput vs linear scaling from the first step along load_axis, %
 --   latency_growth_pct          mean latency vs the previous step, %
 --   littles_consistent          outstanding I/Os = IOPS x mean latency within tolerance (a closed loop)
+--   littles_basis               the outstanding I/Os checked: CONFIGURED (the step's load) | REPORTED (the
+--                               samples', possibly derived from IOPS x latency by an importer) | '' (unchecked)
 --   saturation                  the job's verdict: SCALING | SATURATED | UNDETERMINED
 --   bottleneck                  what saturated: PORT | CPU | DEVICE_KNEE (throughput stalled, latency grew) | NONE
 --   evidence                    the numbers behind the verdict, as text
@@ -69,6 +71,7 @@ SELECT
     round(scaling_efficiency_pct, 2)        AS efficiency_pct,
     round(latency_growth_pct, 2)            AS latency_growth_pct,
     littles_consistent,
+    littles_basis,
     saturation_status                       AS saturation,
     saturation_bottleneck                   AS bottleneck,
     saturation_evidence                     AS evidence,

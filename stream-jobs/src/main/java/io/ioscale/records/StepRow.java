@@ -68,6 +68,8 @@ public class StepRow implements ResultRow {
     public double littlesErrorPct = Double.NaN;
     public boolean littlesChecked;
     public boolean littlesConsistent;
+    /** What littles_measured_ios is: CONFIGURED (the load's outstanding I/Os) or REPORTED (the samples'). */
+    public String littlesBasis = "";
     public String saturationStatus = "";
     public String saturationBottleneck = "";
     public String saturationEvidence = "";
@@ -155,6 +157,7 @@ public class StepRow implements ResultRow {
                 .nullableFloat64("littles_error_pct", littlesErrorPct)
                 .bool("littles_checked", littlesChecked)
                 .bool("littles_consistent", littlesConsistent)
+                .lowCardinality("littles_basis", littlesBasis)
                 .lowCardinality("saturation_status", saturationStatus)
                 .lowCardinality("saturation_bottleneck", saturationBottleneck)
                 .string("saturation_evidence", saturationEvidence)

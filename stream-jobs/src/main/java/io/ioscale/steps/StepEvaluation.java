@@ -258,6 +258,8 @@ final class StepEvaluation implements Serializable {
         row.littlesErrorPct = point.littlesLaw().relativeError() * 100;
         row.littlesChecked = point.littlesLaw().checked();
         row.littlesConsistent = point.littlesLaw().consistent();
+        row.littlesBasis = !row.littlesChecked ? "" : Double.isNaN(configuredOutstanding(row)) ? "REPORTED"
+                : "CONFIGURED";
         row.saturationStatus = verdict.status().name();
         row.saturationBottleneck = verdict.bottleneck().name();
         row.saturationEvidence = verdict.evidence();
@@ -414,14 +416,27 @@ final class StepEvaluation implements Serializable {
         }
     }
 
-    /** The analytics' view of a step row. */
+    /**
+     * The I/Os in flight the step's load configures (VMs x targets x workers x queue depth), NaN when the load does
+     * not say. A closed-loop generator keeps exactly these in flight, so it is what Little's law is checked against:
+     * an importer's outstanding_ios may be IOPS x latency itself (Iometer), which always agrees.
+     */
+    static double configuredOutstanding(StepRow r) {
+        if (r.targetsPerVm <= 0 || r.workersPerTarget <= 0 || r.outstandingIosPerTarget <= 0) {
+            return Double.NaN;
+        }
+        return (double) Math.max(r.vmCount, 1) * r.targetsPerVm * r.workersPerTarget * r.outstandingIosPerTarget;
+    }
+
+    /** The analytics' view of a step row; its outstanding I/Os are the configured ones where the load says. */
     static StepSummary summaryOf(StepRow r) {
+        double configured = configuredOutstanding(r);
         StepSummary.Builder b = StepSummary.builder(r.stepIndex, r.load)
                 .label(r.stepLabel)
                 .iops(r.iops)
                 .mbPerS(r.mbPerS)
                 .meanLatencyNs(r.latencyMeanNs)
-                .outstandingIos(r.outstandingIos)
+                .outstandingIos(Double.isNaN(configured) ? r.outstandingIos : configured)
                 .interruptsPerS(r.interruptsPerS);
         for (StepRow.CpuLoad c : r.cpus) {
             b.cpu(c.host, c.utilizationPct, c.logicalProcessors);

@@ -46,6 +46,10 @@ class RowColumnsTest {
     /** {@code MODIFY COLUMN name Type [CODEC(...)]}: a column's new type. */
     private static final Pattern MODIFY = Pattern.compile("^\\s*MODIFY COLUMN\\s+(\\w+)\\s+(.+?)\\s*(?:CODEC\\(.*\\))?\\s*,?$",
             Pattern.MULTILINE);
+    /** {@code ADD COLUMN [IF NOT EXISTS] name Type [DEFAULT ...] AFTER other}: a new column after another. */
+    private static final Pattern ADD = Pattern.compile(
+            "^\\s*ADD COLUMN\\s+(?:IF NOT EXISTS\\s+)?(\\w+)\\s+(.+?)\\s*(?:CODEC\\(.*\\))?\\s*(?:DEFAULT \\S+)?\\s+AFTER\\s+(\\w+)\\s*,?$",
+            Pattern.MULTILINE);
     private static final Pattern COLUMN = Pattern.compile("^\\s{4}(\\w+)\\s+(.+?)\\s*(?:CODEC\\(.*\\))?\\s*(?:DEFAULT .*)?,?$",
             Pattern.MULTILINE);
 
@@ -86,8 +90,8 @@ class RowColumnsTest {
 
     /**
      * "name Type" of every column of table {@code ioscale.<table>}, as the migrations leave it: created (or copied
-     * from another table as that one stands then), then each {@code MODIFY COLUMN} of a later {@code ALTER TABLE}
-     * applied, in migration order.
+     * from another table as that one stands then), then each {@code MODIFY COLUMN} and {@code ADD COLUMN ... AFTER}
+     * of a later {@code ALTER TABLE} applied, in migration order.
      */
     static List<String> columns(String table) throws IOException {
         Map<String, List<String>> tables = new HashMap<>();
@@ -114,6 +118,13 @@ class RowColumnsTest {
                         int at = cols.stream().map(col -> col.split(" ")[0]).toList().indexOf(name);
                         assertThat(at).as("%s modifies %s, not a column of %s", p, name, alter.group(1)).isNotNegative();
                         cols.set(at, name + " " + m.group(2).trim());
+                    }
+                    Matcher add = ADD.matcher(sql);
+                    while (add.find()) {
+                        int after = cols.stream().map(col -> col.split(" ")[0]).toList().indexOf(add.group(3));
+                        assertThat(after).as("%s adds %s after %s, not a column of %s", p, add.group(1), add.group(3),
+                                alter.group(1)).isNotNegative();
+                        cols.add(after + 1, add.group(1) + " " + add.group(2).trim());
                     }
                 }
             }
