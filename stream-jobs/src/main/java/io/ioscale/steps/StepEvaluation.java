@@ -47,12 +47,14 @@ import java.util.TreeMap;
  *       IOPS = the window's I/Os / its seconds with I/O.</li>
  *   <li>Whole-step samples, each covering at least {@link #WHOLE_STEP_SHARE} of the time the step's samples
  *       cover (Iometer, DISKSPD and VMFleet results, fio JSON): the window is that time, reason WHOLE_STEP (the
- *       tool's measured window already leaves its ramp-up out), and the rates are the sum of the samples' own
- *       (a fleet's IOPS is the sum of its sources', whichever second each started in).</li>
+ *       tool's measured window already leaves its ramp-up out), with every sample in it.</li>
  *   <li>Other multi-second samples (a 5 s log interval): the steady window is found on their rates spread over
- *       the seconds they cover; rates are the I/Os the samples did inside the window (pro rata) over the time
- *       they cover in it; counts and the histogram are those of the samples centred in the window.</li>
+ *       the seconds they cover; counts and the histogram are those of the samples centred in the window.</li>
  * </ul>
+ * Rates of multi-second samples are the I/Os the samples did inside the window (pro rata) over the time they
+ * cover in it: for whole-step samples, their I/Os over the time from the first start to the last end, as the
+ * raw curve ({@code scaling_curve_raw}) takes them over the step's measured window. VMs that start a few
+ * seconds apart therefore count a little under the sum of their own rates.
  */
 final class StepEvaluation implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -282,13 +284,6 @@ final class StepEvaluation implements Serializable {
                 inFlight += s.outstandingIos;
             }
             seconds = steady.size();
-        } else if (window.reason() == SteadyStateWindow.Reason.WHOLE_STEP) {
-            for (StepSecond s : steady) {
-                ios += s.iops;
-                mb += s.mbPerS;
-                inFlight += s.outstandingIos;
-            }
-            seconds = steady.isEmpty() ? 0 : 1;
         } else {
             List<long[]> covered = new ArrayList<>();
             for (StepSecond s : series) {
