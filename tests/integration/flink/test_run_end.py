@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from ioscale.provision import analysis_check
 from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
@@ -88,3 +89,15 @@ def test_the_last_steps_row_lands_within_30_s_of_run_ended_without_newer_data(st
     samples = dict(ch.query("SELECT step_index, step_samples FROM scaling_curves FINAL WHERE run_id = {run:String}",
                             parameters={"run": run_id}).result_rows)
     assert samples == {step: STEP_S * VMS for step in range(STEPS)}
+
+    # Every rollup of the run is complete on its own too, the last 10 s and 1 min windows included: each coarser
+    # window of a quiet key is shown EarlyFiring.QUIET_MS (5 s) after it ends, i.e. at most a minute and 5 s after
+    # RUN_ENDED, plus the sink's flush.
+    deadline = time.monotonic() + 80
+    mismatches = None
+    while time.monotonic() < deadline:
+        mismatches = analysis_check.check(ch, run_id).mismatches
+        if not mismatches:
+            break
+        time.sleep(2)
+    assert mismatches == (), f"rollups still short of the raw tables {time.monotonic() - run_ended:.0f} s after RUN_ENDED"

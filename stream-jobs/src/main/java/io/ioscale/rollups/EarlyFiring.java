@@ -41,6 +41,12 @@ public record EarlyFiring(long delayMs, long settleMs, boolean skipUnchangedFina
      */
     public static final long HORIZON_MS = 2_000;
 
+    /**
+     * How long after its end a coarser (rolled-up) window still open is shown provisionally (GrainRollupOperator):
+     * longer than a sample interval plus the watermark's lag, so a live stream's watermark closes it first.
+     */
+    public static final long QUIET_MS = 5_000;
+
     /** How long a record that came after its window's first provisional row waits to be shown. */
     public static final long DEFAULT_SETTLE_MS = 50;
 

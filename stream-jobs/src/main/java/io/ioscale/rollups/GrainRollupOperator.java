@@ -255,7 +255,9 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                     continue;
                 }
                 w.fired[i] = true;
-                if (!(early.skipUnchangedFinal() && w.shown[i])) { // else a provisional row showed this already
+                // A provisional row of a direct grain showed this already (its flag resets with each record);
+                // a coarser window's provisional row may miss a late record, so its final row always follows.
+                if (!(early.skipUnchangedFinal() && w.shown[i] && g < directGrains)) {
                     emit(length, w.startMs[i], w.accumulator(i));
                 }
                 if (g + 1 >= directGrains) {
@@ -311,6 +313,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                 next = Math.min(next, due);
             }
         }
+        next = Math.min(next, showQuietCoarseWindows(w, now));
         if (w.earlyTimerMs <= now) {
             w.earlyTimerMs = Long.MAX_VALUE; // this timer, or one before it, has fired
         }
@@ -319,6 +322,67 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
             w.earlyTimerMs = next;
         }
         windows.update(w);
+    }
+
+    /**
+     * Provisional rows for the coarser grains' windows the watermark leaves open; returns when the next is due.
+     *
+     * <p>A coarser window takes its finer windows' content only when they fire on the watermark, and when the
+     * topics go quiet (the end of a run) the watermark stops short of the last seconds: without this, a run's last
+     * 10 s and 1 min windows would have no row until the next run's data moved event time. A window still open
+     * {@link EarlyFiring#QUIET_MS} after its end is one the watermark is not closing (a live stream's closes it in
+     * 2-3 s): its row is shown then from its own content and that of its unfired finer windows. Its final row
+     * always follows (a late record may have come in between).
+     */
+    private long showQuietCoarseWindows(GrainWindows<ACC> w, long now) {
+        long next = Long.MAX_VALUE;
+        for (int g = directGrains; g < lengthsMs.length; g++) {
+            long length = lengthsMs[g];
+            for (int i = 0; i < w.size; i++) { // w.size may grow: a window shown for the first time is added
+                if (w.fired[i] || w.lengthMs[i] > length) {
+                    continue; // content rolled up already, or coarser: the window itself or a finer one counts
+                }
+                long start = w.startMs[i] - Math.floorMod(w.startMs[i], length);
+                int c = w.find(length, start);
+                if (c >= 0 && (w.fired[c] || w.shown[c])) {
+                    continue;
+                }
+                long due = start + length + EarlyFiring.QUIET_MS;
+                if (due > now) {
+                    next = Math.min(next, due);
+                    continue;
+                }
+                if (c < 0) {
+                    c = w.add(length, start, rollup.createAccumulator()); // empty: roll-ups still fill it
+                }
+                w.shown[c] = true;
+                emit(length, start, content(w, g, start), true);
+            }
+        }
+        return next;
+    }
+
+    /**
+     * A fresh accumulator with what window (grain g, start) holds once its unfired finer windows have rolled into
+     * it: a direct grain's window has every record already; a coarser one also its unfired finer windows'.
+     */
+    private ACC content(GrainWindows<ACC> w, int g, long start) {
+        ACC out = rollup.createAccumulator();
+        long length = lengthsMs[g];
+        int own = w.find(length, start);
+        if (own >= 0) {
+            rollup.merge(out, w.accumulator(own));
+        }
+        if (g < directGrains) {
+            return out;
+        }
+        long finer = lengthsMs[g - 1];
+        for (int i = 0; i < w.size; i++) {
+            if (w.lengthMs[i] == finer && !w.fired[i] && w.startMs[i] >= start && w.startMs[i] < start + length) {
+                rollup.merge(out, content(w, g - 1, w.startMs[i]));
+            }
+        }
+        return out;
     }
 
     /** Whether records go straight into windows of this length (the finest directGrains grains). */

@@ -66,7 +66,7 @@ class EarlyFiringTest {
                     new Row("b", Grain.S1, 0, 1, 1, 1));
             h.processWatermark(999); // the watermark closes the second: nothing new to say
             assertThat(h.extractOutputValues()).hasSize(2);
-            h.setProcessingTime(20_000); // 10 s and 1 min windows are filled by roll-up: never early
+            h.setProcessingTime(9_999); // 10 s and 1 min windows are filled by roll-up: not before they end
             assertThat(h.extractOutputValues()).hasSize(2);
             h.processWatermark(Long.MAX_VALUE);
             assertThat(h.extractOutputValues()).contains(new Row("a", Grain.S10, 0, 1, 7, 7),
@@ -108,6 +108,62 @@ class EarlyFiringTest {
                     .containsExactly(new Row("a", Grain.S10, 0, 10, 10, 1));
             h.processWatermark(9_999); // final rows again: the step analyzer takes every final second
             assertThat(h.extractOutputValues()).hasSize(early.size() + 10 + 1);
+        }
+    }
+
+    @Test
+    void coarserWindowsTheWatermarkLeavesOpenAreShownAndTheirFinalRowsStillFollow() throws Exception {
+        // The end of a run: five samples, then nothing; the watermark stays where it was.
+        try (var h = harness(5_000, 1, early(true))) {
+            h.open();
+            for (long t = 0; t < 5_000; t += 1_000) {
+                h.setProcessingTime(t + 1_010);
+                h.processElement(new Rec("a", t, 2), t);
+            }
+            h.setProcessingTime(10_000 + EarlyFiring.QUIET_MS - 1);
+            assertThat(h.extractOutputValues()).hasSize(5).allMatch(r -> r.grain() == Grain.S1);
+            h.setProcessingTime(10_000 + EarlyFiring.QUIET_MS);
+            assertThat(h.extractOutputValues()).hasSize(6).last().isEqualTo(new Row("a", Grain.S10, 0, 5, 10, 2));
+            h.setProcessingTime(60_000 + EarlyFiring.QUIET_MS);
+            assertThat(h.extractOutputValues()).hasSize(7).last().isEqualTo(new Row("a", Grain.M1, 0, 5, 10, 2));
+            h.setProcessingTime(200_000); // shown once
+            assertThat(h.extractOutputValues()).hasSize(7);
+            h.processWatermark(Long.MAX_VALUE); // the 1 s rows were shown unchanged; the coarser ones follow
+            assertThat(h.extractOutputValues()).hasSize(9).endsWith(new Row("a", Grain.S10, 0, 5, 10, 2),
+                    new Row("a", Grain.M1, 0, 5, 10, 2));
+        }
+    }
+
+    @Test
+    void aCoarserWindowWhoseFinerWindowsFiredIsShownWhenItsKeyIsQuiet() throws Exception {
+        // A step's key: its seconds fired as the next step's data moved the watermark, then the key went quiet
+        // with its minute still open.
+        try (var h = harness(5_000, 1, early(true))) {
+            h.open();
+            h.setProcessingTime(1_010);
+            h.processElement(new Rec("a", 0, 4), 0);
+            h.processWatermark(15_000); // the 1 s and 10 s windows fire; the minute holds the record
+            assertThat(h.extractOutputValues()).extracting(Row::grain).containsExactly(Grain.S1, Grain.S10);
+            h.setProcessingTime(60_000 + EarlyFiring.QUIET_MS);
+            assertThat(h.extractOutputValues()).hasSize(3).last().isEqualTo(new Row("a", Grain.M1, 0, 1, 4, 4));
+        }
+    }
+
+    @Test
+    void aLiveStreamsWatermarkClosesTheCoarserWindowsBeforeTheyAreShown() throws Exception {
+        try (var h = harness(5_000, 1, early(true))) {
+            h.open();
+            for (long t = 0; t < 70_000; t += 1_000) {
+                h.setProcessingTime(t + 1_010);
+                h.processElement(new Rec("a", t, 1), t);
+                h.processWatermark(t - 2_001); // a live stream's: 2 s of out-of-orderness
+            }
+            h.setProcessingTime(70_000 + 150); // every coarser window the watermark closed in time: none shown early
+            assertThat(h.extractOutputValues()).filteredOn(r -> r.grain() != Grain.S1) // each once: its final row
+                    .containsExactlyInAnyOrder(new Row("a", Grain.S10, 0, 10, 10, 1), new Row("a", Grain.S10, 10_000, 10, 10, 1),
+                            new Row("a", Grain.S10, 20_000, 10, 10, 1), new Row("a", Grain.S10, 30_000, 10, 10, 1),
+                            new Row("a", Grain.S10, 40_000, 10, 10, 1), new Row("a", Grain.M1, 0, 60, 60, 1),
+                            new Row("a", Grain.S10, 50_000, 10, 10, 1));
         }
     }
 
