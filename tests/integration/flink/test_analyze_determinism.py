@@ -7,21 +7,17 @@ another did not shows up as a difference, not as a leftover. Only the time a row
 from __future__ import annotations
 
 import os
-import time
-import uuid
 
 import pytest
 
 from ioscale.provision.flink import FlinkJobs
 from ioscale.provision.replay import analyze
-from ioscale.simulator import make_engine
 from ioscale.stack.clickhouse import client
 from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
-from ioscale.wire import topics
-from ioscale.wire.producer import TelemetryProducer
 
-from isolation import delete_rows, prefixed, wait_for_io_samples
+from isolation import delete_rows, wait_for_io_samples
+from past_runs import publish_past_run
 
 pytestmark = pytest.mark.slow
 
@@ -46,18 +42,8 @@ def snapshot(ch, run_id: str) -> dict[str, list[tuple]]:
 
 
 def test_twenty_analyses_of_one_run_give_identical_rows(stack):
-    now_ms = int(time.time() * 1000)
-    engine = make_engine("demo", seed=int(uuid.uuid4().int % 10_000), start_ms=now_ms - now_ms % 1000 - 3_600_000,
-                         step_s=10, ramp_s=2)
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
-    run_id, sent = None, 0
-    for batch in engine.batches():
-        for topic, record in batch.records:
-            record = prefixed(record)
-            producer.send(topic, record)
-            if topic == topics.IO_SAMPLES:
-                run_id, sent = record["run_id"], sent + 1
-    producer.flush(60)
+    run = publish_past_run(stack, "demo", seconds_ago=3_600, step_s=10, ramp_s=2)
+    run_id, sent = run.run_id, run.io_samples
     flink = FlinkJobs(StackContext(stack.settings, stack.secrets, SilentProgress()))
     snapshots = []
     with client(stack.settings, stack.secrets, "admin") as ch:

@@ -9,42 +9,25 @@ test_real_sweeps.py.
 
 from __future__ import annotations
 
-import time
-import uuid
-
 import pytest
 
 from ioscale.provision.flink import FlinkJobs
 from ioscale.provision.replay import analyze
-from ioscale.simulator import make_engine
 from ioscale.simulator.scenarios import SCENARIOS
 from ioscale.stack.clickhouse import client
 from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
-from ioscale.wire import topics
-from ioscale.wire.producer import TelemetryProducer
 
-from isolation import prefixed, wait_for_io_samples
+from isolation import wait_for_io_samples
+from past_runs import publish_past_run
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_each_step_row_holds_the_raw_ios_of_its_steady_window(stack, scenario):
-    now_ms = int(time.time() * 1000)
-    engine = make_engine(scenario, seed=int(uuid.uuid4().int % 10_000), start_ms=now_ms - now_ms % 1000 - 7_200_000,
-                         step_s=12, ramp_s=2)
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
-    run_id, sent = None, 0
-    for batch in engine.batches():
-        for topic, record in batch.records:
-            record = prefixed(record)
-            run_id = run_id or record["run_id"]
-            if record["run_id"] != run_id:
-                continue
-            producer.send(topic, record)
-            sent += topic == topics.IO_SAMPLES
-    producer.flush(60)
+    run = publish_past_run(stack, scenario, seconds_ago=7_200, step_s=12, ramp_s=2)
+    run_id, sent = run.run_id, run.io_samples
     with client(stack.settings, stack.secrets, "reader") as ch:
         wait_for_io_samples(ch, run_id, sent)
         analyze(FlinkJobs(StackContext(stack.settings, stack.secrets, SilentProgress())), ch, run_id, timeout_s=600)

@@ -23,26 +23,14 @@ from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
 from isolation import prefixed, wait_for_io_samples
+from past_runs import publish_past_run
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_past_run_is_analysed_by_its_own_replay(stack):
-    now_ms = int(time.time() * 1000)
-    engine = make_engine("demo", seed=int(uuid.uuid4().int % 10_000), start_ms=now_ms - now_ms % 1000 - 7_200_000,
-                         step_s=20, ramp_s=2)
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url)
-    run_id, sent_io, sent_ops, steps = None, 0, 0, set()
-    for batch in engine.batches():
-        for topic, record in batch.records:
-            record = prefixed(record)
-            producer.send(topic, record)
-            if topic == topics.IO_SAMPLES:
-                run_id = record["run_id"]
-                sent_io += 1
-                sent_ops += record["ops"]
-                steps.add(record["step_index"])
-    producer.flush(60)
+    run = publish_past_run(stack, "demo", seconds_ago=7_200, step_s=20, ramp_s=2)
+    run_id, sent_io, sent_ops, steps = run.run_id, run.io_samples, run.ops, run.steps
     with client(stack.settings, stack.secrets, "reader") as ch:
         wait_for_io_samples(ch, run_id, sent_io)
         held = analyze(FlinkJobs(StackContext(stack.settings, stack.secrets, SilentProgress())), ch, run_id,

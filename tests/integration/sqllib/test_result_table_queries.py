@@ -20,7 +20,9 @@ from ioscale.stack.clickhouse import client
 from isolation import PREFIX, scratch_database
 
 MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_curves.sql",
-              "0109_create_table_usl_fits.sql", "0110_create_table_alerts.sql")
+              "0109_create_table_usl_fits.sql", "0110_create_table_alerts.sql",
+              "0147_alter_table_scaling_curves_nullable_quantiles.sql",
+              "0160_alter_table_scaling_curves_littles_basis.sql")
 
 
 @pytest.fixture(scope="module")
