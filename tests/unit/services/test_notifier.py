@@ -68,3 +68,49 @@ def test_undecodable_payload_is_counted_not_fatal():
     assert n.handle(b"\x00garbage") is False
     assert n.handle(b'{"no_id": 1}') is False
     assert n.undecodable == 2 and n.delivered == 0
+
+
+@pytest.mark.parametrize("severity, shown", [(None, "UNKNOWN"), (3, "3"), (2.5, "2.5"), (["x"], '["x"]'),
+                                             ("", "UNKNOWN"), ("critical", "CRITICAL")])
+def test_any_severity_is_printed_and_posted_as_given(webhook, severity, shown):
+    url, received, _ = webhook
+    out = io.StringIO()
+    n = Notifier(out, WebhookSender(url, backoff_s=0.01))
+    assert n.handle(json.dumps({**ALERT, "severity": severity}).encode()) is True
+    assert out.getvalue() == f"[{shown:<8}] saturation run=r1 step=3 resource=port h1/fc0 RX: {ALERT['evidence']}\n"
+    assert [r["alert"]["severity"] for r in received] == [severity]
+    assert received[0]["text"] == out.getvalue().rstrip("\n")
+
+
+def test_missing_severity_is_unknown():
+    out = io.StringIO()
+    alert = {k: v for k, v in ALERT.items() if k != "severity"}
+    assert Notifier(out).handle(json.dumps(alert).encode()) is True
+    assert out.getvalue().startswith("[UNKNOWN ] saturation run=r1")
+
+
+def test_follower_reports_each_bad_message_once_with_its_offset_and_goes_on(capsys):
+    """Real confluent_kafka Messages, as the consumer hands them over: the bad ones never stop the follower."""
+    from confluent_kafka import Message
+
+    values = [b"\x00garbage", b"[1, 2]", b'"text"', b"17", b"null", None, b'{"no_id": 1}',
+              json.dumps({**ALERT, "version": "x"}).encode(), json.dumps({**ALERT, "severity": None}).encode(),
+              json.dumps({**ALERT, "severity": 7, "version": 21}).encode(), b"\xff\xfe not utf-8",
+              b'{"alert_id": "a", "severity": NaN}']
+    out = io.StringIO()
+    n = Notifier(out)
+    delivered = [n.handle_message(Message(topic="ioscale.alerts", partition=0, offset=100 + i, value=v))
+                 for i, v in enumerate(values)]
+    assert delivered == [False] * 8 + [True, True, False, False]
+    assert (n.delivered, n.undecodable) == (2, 10)
+    assert out.getvalue().splitlines()[0].startswith("[UNKNOWN ] saturation")
+    assert out.getvalue().splitlines()[1].startswith("[7       ] saturation")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 10
+    offsets = [100, 101, 102, 103, 104, 105, 106, 107, 110, 111]
+    for line, offset in zip(err, offsets):
+        assert line.startswith(f"[notifier] skipped ioscale.alerts partition 0 offset {offset}: ")
+    assert "not JSON" in err[0] and "JSON array, not an object" in err[1] and "JSON string, not an object" in err[2]
+    assert "JSON number, not" in err[3] and "JSON null, not" in err[4] and "no value" in err[5]
+    assert "without alert_id" in err[6] and "version 'x' is not an integer" in err[7] and "not JSON" in err[8]
+    assert "not JSON (NaN is not a JSON value" in err[9]

@@ -18,8 +18,8 @@ def _cmd_alerts(args: argparse.Namespace) -> int:
               group_id=args.group)
     except KeyboardInterrupt:
         pass
-    print(f"[notifier] delivered {notifier.delivered} alert(s), webhook failures {notifier.webhook_failures}",
-          file=sys.stderr)
+    print(f"[notifier] delivered {notifier.delivered} alert(s), skipped {notifier.undecodable} message(s) that "
+          f"were not alerts, webhook failures {notifier.webhook_failures}", file=sys.stderr)
     return 0
 
 

@@ -12,16 +12,55 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import requests
 
 from ioscale.wire import topics
 
+if TYPE_CHECKING:
+    from confluent_kafka import Message
+
+
+def _severity(value: Any) -> str:
+    # The topic is JSON written by any producer: a null, number or list severity is shown, not fatal.
+    if value is None or value == "":
+        return "UNKNOWN"
+    if isinstance(value, str):
+        return value.upper()
+    return json.dumps(value)
+
 
 def format_alert(alert: dict[str, Any]) -> str:
-    return (f"[{alert.get('severity', '?').upper():<8}] {alert.get('kind', '?')} run={alert.get('run_id')} "
+    return (f"[{_severity(alert.get('severity')):<8}] {alert.get('kind', '?')} run={alert.get('run_id')} "
             f"step={alert.get('step_index')} resource={alert.get('resource')}: {alert.get('evidence', '')}")
+
+
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
+def _reject_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which are not JSON: the webhook could not post them on.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _decode(payload: bytes | None) -> tuple[dict[str, Any] | None, tuple[str, int] | None, str]:
+    """The alert, its (id, version) key, or why it cannot be delivered."""
+    if payload is None:
+        return None, None, "an empty message (no value)"
+    try:
+        alert = json.loads(payload, parse_constant=_reject_constant)
+    except ValueError as e:  # UnicodeDecodeError included
+        return None, None, f"not JSON ({e})"
+    if not isinstance(alert, dict):
+        return None, None, f"JSON {_JSON_KINDS.get(type(alert), 'value')}, not an object"
+    if "alert_id" not in alert:
+        return None, None, "an object without alert_id"
+    try:
+        version = int(alert.get("version", 0))
+    except (ValueError, TypeError, OverflowError):
+        return None, None, f"version {alert.get('version')!r} is not an integer"
+    return alert, (str(alert["alert_id"]), version), ""
 
 
 class WebhookSender:
@@ -50,13 +89,13 @@ class Notifier:
         self.webhook_failures = 0
         self.undecodable = 0
 
-    def handle(self, payload: bytes) -> bool:
-        try:
-            alert = json.loads(payload)
-            key = (str(alert["alert_id"]), int(alert.get("version", 0)))
-        except (ValueError, KeyError, TypeError):
+    def handle(self, payload: bytes | None, where: str = "") -> bool:
+        """Deliver one alert; a message that is not an alert object is reported once and skipped."""
+        alert, key, reason = _decode(payload)
+        if alert is None or key is None:
             self.undecodable += 1
-            print(f"[notifier] skipped an undecodable alert ({payload[:80]!r})", file=sys.stderr)
+            shown = "" if payload is None else f" {payload[:80]!r}"
+            print(f"[notifier] skipped {where or 'a message'}: {reason}{shown}", file=sys.stderr)
             return False
         if key in self.seen:
             return False
@@ -67,6 +106,9 @@ class Notifier:
             print(f"[notifier] webhook {self.webhook.url} failed for {key[0]}", file=sys.stderr)
         self.delivered += 1
         return True
+
+    def handle_message(self, msg: Message) -> bool:
+        return self.handle(msg.value(), f"{msg.topic()} partition {msg.partition()} offset {msg.offset()}")
 
 
 def watch(bootstrap: str, notifier: Notifier, from_beginning: bool = False, max_seconds: float | None = None,
@@ -88,6 +130,6 @@ def watch(bootstrap: str, notifier: Notifier, from_beginning: bool = False, max_
             msg = consumer.poll(1.0)
             if msg is None or msg.error():
                 continue
-            notifier.handle(msg.value())
+            notifier.handle_message(msg)
     finally:
         consumer.close()
