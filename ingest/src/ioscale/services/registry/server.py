@@ -28,12 +28,18 @@ ignored), metadata and rule sets.
 Python's ``http.server`` answers each request with two writes (headers, body); with Nagle's
 algorithm on, the second waits for the client's delayed ACK (~40 ms per GET). ``disable_nagle_algorithm``
 sets TCP_NODELAY; headers and body also go out in one ``sendall``.
+
+A body with broken framing (a Content-Length that is not one decimal count, a bad chunk size, a
+chunk longer than declared, a body cut short, both Content-Length and Transfer-Encoding) is answered
+400 with the reason and the connection is closed: keeping it would read the rest of the body as the
+next request.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,6 +52,19 @@ log = logging.getLogger("ioscale.registry.http")
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 MAX_BODY_BYTES = 16 * 1024 * 1024
+
+
+_DECIMAL = re.compile(r"[0-9]{1,18}")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,15}")
+_MAX_LINE = 4096
+_MAX_TRAILERS = 64
+
+
+class FramingError(RegistryError):
+    """The request body's framing is broken; answered, then the connection is closed."""
+
+    def __init__(self, message: str, status: int = 400, error_code: int | None = None):
+        super().__init__(status, status if error_code is None else error_code, message)
 
 
 class RawJson(str):
@@ -172,25 +191,60 @@ class RegistryHandler(BaseHTTPRequestHandler):
         self._handle("DELETE")
 
     def _read_body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks, total = [], 0
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass  # trailers
-                    break
-                total += size
-                if total > MAX_BODY_BYTES:
-                    raise RegistryError(422, SCHEMA_TOO_LARGE, "Register operation failed because schema is too large")
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        length = int(self.headers.get("Content-Length") or 0)
+        # Any framing error leaves an unknown part of the body unread: answering it and then reading on
+        # would parse the rest of the body as the next request, so each one closes the connection.
+        encodings = [v.strip().lower() for h in self.headers.get_all("Transfer-Encoding", []) for v in h.split(",")]
+        lengths = self.headers.get_all("Content-Length", [])
+        if encodings and lengths:
+            raise FramingError("Both Transfer-Encoding and Content-Length: send one of them")
+        if encodings:
+            if encodings != ["chunked"]:
+                raise FramingError(f"Unsupported Transfer-Encoding {', '.join(encodings)!r}: only 'chunked' is "
+                                   "accepted", status=501)
+            return self._read_chunked()
+        if not lengths:
+            return b""
+        if len(set(lengths)) > 1 or not _DECIMAL.fullmatch(lengths[0].strip()):
+            raise FramingError(f"Malformed Content-Length {', '.join(lengths)!r}: expected one decimal byte count")
+        length = int(lengths[0])
         if length > MAX_BODY_BYTES:
-            self.close_connection = True  # the unread body would corrupt the next request
-            raise RegistryError(422, SCHEMA_TOO_LARGE, "Register operation failed because schema is too large")
-        return self.rfile.read(length) if length > 0 else b""
+            raise FramingError("Register operation failed because schema is too large", status=422,
+                               error_code=SCHEMA_TOO_LARGE)
+        body = self.rfile.read(length)
+        if len(body) < length:
+            raise FramingError(f"Body ended after {len(body)} of the {length} bytes its Content-Length announced")
+        return body
+
+    def _read_chunked(self) -> bytes:
+        chunks, total = [], 0
+        while True:
+            line = self.rfile.readline(_MAX_LINE + 1)
+            if len(line) > _MAX_LINE:
+                raise FramingError(f"Chunk size line longer than {_MAX_LINE} bytes")
+            size_text = line.split(b";", 1)[0].strip()
+            if not _HEX.fullmatch(size_text):
+                raise FramingError(f"Malformed chunk size {size_text[:40].decode('latin-1')!r}: expected hex digits"
+                                   if line else "Body ended before its last (zero-size) chunk")
+            size = int(size_text, 16)
+            if size == 0:
+                break
+            total += size
+            if total > MAX_BODY_BYTES:
+                raise FramingError("Register operation failed because schema is too large", status=422,
+                                   error_code=SCHEMA_TOO_LARGE)
+            chunk = self.rfile.read(size)
+            if len(chunk) < size:
+                raise FramingError(f"Body ended inside a chunk ({len(chunk)} of {size} bytes)")
+            if self.rfile.readline(_MAX_LINE + 1) not in (b"\r\n", b"\n"):
+                raise FramingError(f"Chunk of {size} bytes not followed by CRLF: its size does not match its data")
+            chunks.append(chunk)
+        for _ in range(_MAX_TRAILERS + 1):
+            trailer = self.rfile.readline(_MAX_LINE + 1)
+            if trailer in (b"\r\n", b"\n"):
+                return b"".join(chunks)
+            if not trailer or len(trailer) > _MAX_LINE:
+                break
+        raise FramingError("Chunked body not ended by an empty line after its trailers")
 
     def _handle(self, method: str) -> None:
         t0 = time.perf_counter()
@@ -208,6 +262,9 @@ class RegistryHandler(BaseHTTPRequestHandler):
                 segments.pop()  # tolerate a trailing slash
             answer = route(self.server.registry, method, segments, parse_qs(url.query), body)
             status = 200
+        except FramingError as e:
+            self.close_connection = True
+            status, answer = e.status, e.body()
         except RegistryError as e:
             status, answer = e.status, e.body()
         except Exception:
