@@ -1,12 +1,15 @@
 """`ioscale admin init` gives the compose/cluster ClickHouse the same users and rights as the local users.xml."""
 
 import re
+import stat
+import zipfile
 from pathlib import Path
 
 import pytest
+from private_files import exposures
 
 from ioscale.errors import ConfigError
-from ioscale.provision.external import user_statements
+from ioscale.provision.external import user_statements, write_superset_bundle
 from ioscale.stack.settings import CLICKHOUSE_USERS
 
 REPO = Path(__file__).resolve().parents[3]
@@ -44,3 +47,15 @@ def test_missing_password_is_named():
     del env["CLICKHOUSE_FLINK_PASSWORD"]
     with pytest.raises(ConfigError, match="CLICKHOUSE_FLINK_PASSWORD is not set"):
         user_statements(env)
+
+
+def test_superset_bundle_holds_the_reader_password_and_is_private(tmp_path):
+    out = tmp_path / "bundle" / "dashboards.zip"
+    out.parent.mkdir()
+    with exposures(out.parent) as exposed:
+        write_superset_bundle(out, REPO, "clickhouse", 8123, ENV)
+    assert exposed == []
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    with zipfile.ZipFile(out) as z:
+        text = "".join(z.read(n).decode() for n in z.namelist() if "/databases/" in n)
+    assert "clickhousedb://ioscale_reader:pw-reader-%27q@clickhouse:8123/ioscale" in text

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from private_files import exposures
 
 from ioscale.errors import StackError
 from ioscale.stack import clickhouse as ch
@@ -114,6 +115,19 @@ def test_users_file_is_private_and_rerendered(component) -> None:
     assert component.users_file.read_text() != before
     assert hashlib.sha256(b"rotated").hexdigest() in component.users_file.read_text()
     assert not list(component.conf_dir.glob("*.tmp"))
+
+
+def test_users_file_is_never_readable_by_others_even_over_a_stale_temp(component) -> None:
+    """A temp file left by a crash (mode 0644) must not be reused: its mode would hold until a chmod."""
+    component.conf_dir.mkdir(parents=True, exist_ok=True)
+    stale = component.users_file.with_name(component.users_file.name + ".tmp")
+    stale.write_text("left by a crash")
+    stale.chmod(0o644)
+    with exposures(component.conf_dir) as exposed:
+        component.prepare()
+    assert [e for e in exposed if e[1] != stale.name or e[3] != len("left by a crash")] == []
+    assert stat.S_IMODE(component.users_file.stat().st_mode) == 0o600
+    assert hashlib.sha256(b"rea-pw-4").hexdigest() in component.users_file.read_text()
 
 
 def test_missing_secret_names_the_key(settings: StackSettings) -> None:

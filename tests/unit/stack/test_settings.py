@@ -1,6 +1,7 @@
 import stat
 
 import pytest
+from private_files import exposures
 
 from ioscale.errors import ConfigError
 from ioscale.stack.settings import DEFAULT_PORTS, SECRET_NAMES, StackSettings, load_secrets
@@ -46,6 +47,31 @@ def test_secrets_generated_once_private_and_stable(tmp_path):
     assert len(set(first.values())) == len(first)  # no shared passwords
     assert stat.S_IMODE(s.secrets_file.stat().st_mode) == 0o600
     assert load_secrets(s, create=True) == first  # a second `up` keeps the credentials
+
+
+def test_secrets_file_is_never_readable_by_others(tmp_path):
+    s = StackSettings.from_env(_env(tmp_path))
+    s.home.mkdir(parents=True)
+    with exposures(s.home) as exposed:
+        load_secrets(s, create=True)
+        s.secrets_file.write_text("\n".join(s.secrets_file.read_text().splitlines()[:-1]) + "\n")  # one lost
+        s.secrets_file.chmod(0o600)
+        exposed.clear()  # the test's own rewrite above is not the code under test
+        load_secrets(s, create=True)
+    assert exposed == []
+    assert stat.S_IMODE(s.secrets_file.stat().st_mode) == 0o600
+
+
+def test_secrets_are_not_written_through_a_planted_temp_name(tmp_path):
+    s = StackSettings.from_env(_env(tmp_path))
+    s.home.mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    for name in ("secrets.tmp", "secrets.env.tmp"):
+        (s.home / name).symlink_to(tmp_path / "elsewhere" / name)
+    values = load_secrets(s, create=True)
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+    assert not s.secrets_file.is_symlink()
+    assert load_secrets(s) == values
 
 
 def test_missing_secret_is_filled_without_touching_others(tmp_path):

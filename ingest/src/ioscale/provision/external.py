@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ioscale.errors import ConfigError
-from ioscale.paths import repo_root
+from ioscale.paths import repo_root, write_private
 from ioscale.stack.clickhouse import ROLES, password_secret_name, render_users
 from ioscale.stack.progress import Progress
 from ioscale.stack.settings import CLICKHOUSE_USERS
@@ -98,10 +98,15 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     ui.done("clickhouse: users ioscale_ingest, ioscale_flink, ioscale_reader ready")
 
     if targets.superset_bundle_out:
-        from ioscale.provision.superset_bundle import build_bundle, clickhouse_uri
-
-        uri = clickhouse_uri(CLICKHOUSE_USERS["reader"], password("reader"),
-                             targets.superset_clickhouse_host or url.hostname, url.port or 8123)
-        targets.superset_bundle_out.parent.mkdir(parents=True, exist_ok=True)
-        targets.superset_bundle_out.write_bytes(build_bundle(repo / "superset", uri))
+        write_superset_bundle(targets.superset_bundle_out, repo, targets.superset_clickhouse_host or url.hostname,
+                              url.port or 8123)
         ui.done(f"superset: bundle written to {targets.superset_bundle_out}")
+
+
+def write_superset_bundle(out: Path, repo: Path, host: str, port: int, env: dict[str, str] | None = None) -> None:
+    """The dashboards bundle for a Superset that reaches ClickHouse at ``host:port``, written private: its
+    database URI holds the reader's password."""
+    from ioscale.provision.superset_bundle import build_bundle, clickhouse_uri
+
+    uri = clickhouse_uri(CLICKHOUSE_USERS["reader"], password("reader", env), host, port)
+    write_private(out, build_bundle(repo / "superset", uri))

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import stat
 import string
 import urllib.error
 import urllib.request
@@ -32,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ioscale.errors import StackError
-from ioscale.paths import Subpath
+from ioscale.paths import Subpath, write_private
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health, StackContext
 from ioscale.stack.process import ProcessSpec, port_in_use
@@ -85,17 +83,6 @@ def render_users(secrets: Mapping[str, str], template: str) -> str:
         values[f"{role}_user"] = user
         values[f"{role}_password_sha256"] = sha256_hex(password)
     return string.Template(template).substitute(values)
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` atomically with mode 0600 from the first byte (it holds password hashes)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IRUSR | stat.S_IWUSR)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(tmp, stat.S_IRUSR | stat.S_IWUSR)  # O_CREAT's mode does not apply to an existing file
-    tmp.replace(path)
 
 
 def client(ctx_or_settings: StackContext | StackSettings, secrets: Mapping[str, str] | None = None,
@@ -155,7 +142,8 @@ class ClickHouseComponent(Component):
         templates = template_dir(self.settings)
         self.data.mkdir(parents=True, exist_ok=True)
         self.settings.log_dir.mkdir(parents=True, exist_ok=True)
-        # Re-rendered on every `up`: a changed port or rotated password takes effect on restart.
+        # Re-rendered on every `up`: a changed port or rotated password takes effect on restart. Private:
+        # it holds the password hashes.
         write_private(self.users_file, render_users(self.ctx.secrets, (templates / "users.xml.tmpl").read_text()))
         self.config_file.write_text(
             render_config(self.settings, self.data, self.users_file, (templates / "config.xml.tmpl").read_text())
