@@ -13,6 +13,7 @@ class ExitStatus(enum.IntEnum):
     STACK = 4
     BAD_INPUT = 5
     RESULTS_DIFFER = 6  # `ioscale analyze`: the result tables do not account for the raw samples
+    NOT_DELIVERED = 7  # records sent to Kafka were not all delivered (unreachable past the timeout, refused)
 
 
 class IoscaleError(Exception):

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[3]
 class FlushingFakeProducer(FakeProducer):
     instances: list["FlushingFakeProducer"] = []
 
-    def __init__(self, bootstrap: str, registry: str) -> None:
+    def __init__(self, bootstrap: str, registry: str, config: dict | None = None) -> None:
         super().__init__()
         self.flushes = 0
         FlushingFakeProducer.instances.append(self)

@@ -7,6 +7,7 @@ from collections import defaultdict
 from types import SimpleNamespace
 
 import pytest
+from confluent_kafka import KafkaError
 
 from ioscale.errors import IoscaleError
 from ioscale.simulator import make_engine
@@ -53,7 +54,7 @@ class FakeKafka:
     def flush(self, timeout=None):
         for topic, _, _ in self.messages:
             if topic in self.fail_topics:
-                self.conf["on_delivery"]("Broker: Message size too large", FakeMessage(topic))
+                self.conf["on_delivery"](KafkaError(KafkaError.MSG_SIZE_TOO_LARGE), FakeMessage(topic))
         return 0
 
     def __len__(self):
@@ -151,7 +152,9 @@ def test_failed_deliveries_are_counted_and_raised(make_producer):
     p.send_many(topics.PORT_SAMPLES, ports)
     p.send_many(topics.CPU_SAMPLES, cpus)
     p._producer.fail_topics = {topics.PORT_SAMPLES}
-    with pytest.raises(IoscaleError, match="delivery failed for 10 record"):
+    with pytest.raises(IoscaleError, match=r"Kafka refused records: .*too large; delivered 5 of 15 records "
+                                           r"\(5 of 5 to ioscale.cpu_samples, 0 of 10 to ioscale.port_samples\), "
+                                           r"10 not delivered"):
         p.flush()
     assert p.failed[topics.PORT_SAMPLES] == 10 and p.delivered[topics.PORT_SAMPLES] == 0
     assert p.delivered[topics.CPU_SAMPLES] == 5
@@ -196,7 +199,8 @@ def test_real_librdkafka_reports_failures_through_the_config_callback(monkeypatc
                                                             "log_level": 0})
     batch = next(b for b in engine_batches("demo") if b.blocks)
     p.send_blocks(batch.blocks)
-    with pytest.raises(IoscaleError, match=r"delivery failed for \d+ record.*timed out"):
+    with pytest.raises(IoscaleError, match=r"gave up on Kafka at 127.0.0.1:1: a record waited 0.3 s .*; "
+                                           rf"delivered 0 of {len(batch)} records .*, {len(batch)} not delivered"):
         p.flush(10)
     assert p.failed == p.produced and sum(p.produced.values()) == len(batch)
     assert sum(p.delivered.values()) == 0

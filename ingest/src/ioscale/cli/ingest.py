@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from ioscale.cli.analyze import analyze_run
-from ioscale.cli.endpoints import add_endpoint_args, endpoints
+from ioscale.cli.endpoints import add_producer_args, make_producer
 from ioscale.errors import ExitStatus, IoscaleError
 
 
@@ -20,10 +20,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"{'':<24} reproduces: {sc.reproduces}")
         return 0
     get_scenario(args.scenario)  # unknown name: error before connecting anywhere
-    from ioscale.wire.producer import TelemetryProducer
-
-    bootstrap, registry = endpoints(args)
-    producer = TelemetryProducer(bootstrap, registry)
+    producer = make_producer(args)
     report = run_simulation(
         args.scenario, producer, seed=args.seed, realtime=not args.fast, speed=args.speed,
         start_ms=args.start_ms, step_s=args.step_s, ramp_s=args.ramp_s,
@@ -57,21 +54,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(totals + " (dry run: nothing sent)")
         return ExitStatus.BAD_INPUT if any(r.has_errors for r in runs) else ExitStatus.OK
-    from confluent_kafka import Producer
-
-    from ioscale.wire.producer import TelemetryProducer
     from ioscale.wire.publish import publish_import
 
-    bootstrap, registry = endpoints(args)
-    producer = TelemetryProducer(bootstrap, registry)
-    dlq = Producer({"bootstrap.servers": bootstrap, "log_level": 3})
-    counts: dict[str, int] = {}
+    producer = make_producer(args)
     for r in runs:
-        for topic, n in publish_import(r, producer, dlq).items():
-            counts[topic] = counts.get(topic, 0) + n
-    producer.flush()
-    dlq.flush(30)
-    print(totals + "; sent " + ", ".join(f"{n} to {t}" for t, n in counts.items()))
+        publish_import(r, producer, dead_letters=True)
+    producer.flush()  # raises NotDelivered, with the counts, unless every record was delivered
+    print(totals + "; delivered " + ", ".join(f"{n} to {t}" for t, n in producer.delivered.items()))
     analysed = [r for r in runs if r.io_samples]
     if analysed and args.analyze:
         analyze_runs([(r.run_id, len(r.io_samples)) for r in analysed])
@@ -114,10 +103,8 @@ def analyze_runs(runs: list[tuple[str, int]]) -> None:
 
 def _cmd_collect(args: argparse.Namespace) -> int:
     from ioscale.collectors.linux import collect_linux
-    from ioscale.wire.producer import TelemetryProducer
 
-    bootstrap, registry = endpoints(args)
-    producer = TelemetryProducer(bootstrap, registry)
+    producer = make_producer(args)
     print(f"[collect] sampling every {args.interval_s:g} s for run {args.run_id} (Ctrl-C stops)", file=sys.stderr)
     sent = collect_linux(producer, args.run_id, step_index=args.step_index, interval_s=args.interval_s,
                          duration_s=args.duration_s, vm=args.vm or "", devices=args.devices or None)
@@ -133,7 +120,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                                summary_line)
     from ioscale.stack.settings import StackSettings
     from ioscale.stack.superset import LIVE_DASHBOARD_SLUG, dashboard_url
-    from ioscale.wire.producer import TelemetryProducer
     from ioscale.wire.publish import publish_import
 
     sweep = None
@@ -147,8 +133,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out_dir) if args.out_dir else Path("ioscale-runs") / run_id
     live = dashboard_url(StackSettings.from_env().url("superset"), LIVE_DASHBOARD_SLUG, run_id)
     print(f"run {run_id}: fio's reports go to {out_dir}\nwatch it live: {live}", flush=True)
-    bootstrap, registry = endpoints(args)
-    producer = TelemetryProducer(bootstrap, registry)
+    producer = make_producer(args)
     try:
         run = run_fio(producer, args.jobfiles, run_id=run_id, sweep=sweep, vm=args.vm or "",
                       status_interval_s=args.status_interval_s, fio=args.fio, extra_args=args.fio_args,
@@ -195,7 +180,7 @@ def add_import_parser(sub: argparse._SubParsersAction) -> None:
                            + " (default: the axis with the most distinct values; ties go to iodepth)")
     runs.add_argument("--one-run", action="store_true",
                       help="every step in one run, in file order, even when they cross several sweeps")
-    add_endpoint_args(imp)
+    add_producer_args(imp)
     imp.set_defaults(func=_cmd_import)
 
 
@@ -209,7 +194,7 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--start-ms", type=int, help="timestamp of the first interval (default: now)")
     sim.add_argument("--step-s", type=int, help="override each step's duration, seconds")
     sim.add_argument("--ramp-s", type=int, help="override each step's ramp-up, seconds")
-    add_endpoint_args(sim)
+    add_producer_args(sim)
     sim.set_defaults(func=_cmd_simulate)
 
 
@@ -222,7 +207,7 @@ def add_collect_parser(sub: argparse._SubParsersAction) -> None:
     col.add_argument("--interval-s", type=float, default=1.0)
     col.add_argument("--duration-s", type=float, help="stop after this long (default: until Ctrl-C)")
     col.add_argument("--devices", nargs="*", help="block devices to report (default: all whole disks)")
-    add_endpoint_args(col)
+    add_producer_args(col)
     col.set_defaults(func=_cmd_collect)
 
 
@@ -250,5 +235,5 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--fio", default="fio", help="the fio executable (default: fio on PATH)")
     run.add_argument("--analyze", action="store_true",
                      help="then analyse fio's reports in Flink for `ioscale sql compare_runs` (see `ioscale analyze`)")
-    add_endpoint_args(run)
+    add_producer_args(run)
     run.set_defaults(func=_cmd_run, fio_args=[])
