@@ -8,15 +8,13 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ioscale.services.registry.server import make_server
-from ioscale.services.registry.service import Registry
-from ioscale.services.registry.store import InMemoryStore
+from memory_registry import memory_registry
+
 
 REPO = Path(__file__).resolve().parents[3]
 FIO_JSON = REPO / "tests" / "fixtures" / "real" / "pkb_fio-2.1.4_sample.json"
@@ -27,12 +25,8 @@ STATUS = re.compile(r"\[kafka\] Kafka at 127\.0\.0\.1:1 unreachable for \d+ s \(
 
 @pytest.fixture(scope="module")
 def registry_url() -> Iterator[str]:
-    server = make_server(Registry(InMemoryStore()), "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server.url
-    server.shutdown()
-    server.server_close()
+    with memory_registry() as url:
+        yield url
 
 
 def ioscale(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

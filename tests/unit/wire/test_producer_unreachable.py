@@ -5,31 +5,25 @@ giving up at the delivery timeout raises NotDelivered with the counts delivered 
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
 from ioscale.errors import ExitStatus
-from ioscale.services.registry.server import make_server
-from ioscale.services.registry.service import Registry
-from ioscale.services.registry.store import InMemoryStore
 from ioscale.simulator import make_engine
 from ioscale.wire import topics
 from ioscale.wire.producer import STATUS_AFTER_S, NotDelivered, TelemetryProducer
+
+from memory_registry import memory_registry
 
 UNREACHABLE = "127.0.0.1:1"
 
 
 @pytest.fixture(scope="module")
 def registry_url() -> Iterator[str]:
-    server = make_server(Registry(InMemoryStore()), "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server.url
-    server.shutdown()
-    server.server_close()
+    with memory_registry() as url:
+        yield url
 
 
 def cpu_samples(n: int) -> list[dict]:
