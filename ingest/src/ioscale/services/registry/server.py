@@ -66,6 +66,12 @@ class FramingError(RegistryError):
     def __init__(self, message: str, status: int = 400, error_code: int | None = None):
         super().__init__(status, status if error_code is None else error_code, message)
 
+    @classmethod
+    def too_large(cls) -> FramingError:
+        """A body over MAX_BODY_BYTES, however it is framed: Confluent's answer to an oversized schema."""
+        return cls("Register operation failed because schema is too large", status=422,
+                   error_code=SCHEMA_TOO_LARGE)
+
 
 class RawJson(str):
     """A body that is already JSON text (the ``/schema`` endpoints return the schema itself)."""
@@ -208,8 +214,7 @@ class RegistryHandler(BaseHTTPRequestHandler):
             raise FramingError(f"Malformed Content-Length {', '.join(lengths)!r}: expected one decimal byte count")
         length = int(lengths[0])
         if length > MAX_BODY_BYTES:
-            raise FramingError("Register operation failed because schema is too large", status=422,
-                               error_code=SCHEMA_TOO_LARGE)
+            raise FramingError.too_large()
         body = self.rfile.read(length)
         if len(body) < length:
             raise FramingError(f"Body ended after {len(body)} of the {length} bytes its Content-Length announced")
@@ -230,8 +235,7 @@ class RegistryHandler(BaseHTTPRequestHandler):
                 break
             total += size
             if total > MAX_BODY_BYTES:
-                raise FramingError("Register operation failed because schema is too large", status=422,
-                                   error_code=SCHEMA_TOO_LARGE)
+                raise FramingError.too_large()
             chunk = self.rfile.read(size)
             if len(chunk) < size:
                 raise FramingError(f"Body ended inside a chunk ({len(chunk)} of {size} bytes)")
