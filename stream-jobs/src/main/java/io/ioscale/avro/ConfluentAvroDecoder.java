@@ -10,7 +10,6 @@ import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.Decoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.ResolvingDecoder;
@@ -20,8 +19,9 @@ import org.apache.avro.io.ResolvingDecoder;
  * the body is read with the writer schema named by the id (from {@link WriterSchemas}) resolved against the
  * project's reader schema, then converted by a {@link RecordConverter}.
  *
- * <p>Every failure that is the record's fault throws {@link DecodeException} (the caller dead-letters it);
- * a registry outage throws {@link WriterSchemas.RegistryUnavailableException} (the caller fails the task).
+ * <p>Every failure that is the record's fault throws {@link DecodeException} (the caller dead-letters it), and
+ * no length in a body allocates more than the body holds ({@link FrameDecoder}); a registry outage throws
+ * {@link WriterSchemas.RegistryUnavailableException} (the caller fails the task).
  * One {@link GenericDatumReader} per writer schema id, reused with a reused decoder and record. Not thread-safe.
  */
 public final class ConfluentAvroDecoder<T> {
@@ -34,7 +34,8 @@ public final class ConfluentAvroDecoder<T> {
     private final Map<Integer, ResolvingDecoder> resolvers = new HashMap<>();
     private final Set<Integer> sameSchema = new HashSet<>();
     private final long readerFingerprint;
-    private BinaryDecoder decoder;
+    /** Every body is read through it, so no corrupt length allocates beyond the frame. */
+    private final FrameDecoder body = new FrameDecoder();
     private GenericRecord reuse;
 
     /** Generic path: the body becomes a GenericRecord, then {@code converter} makes (and checks) the record. */
@@ -75,10 +76,9 @@ public final class ConfluentAvroDecoder<T> {
         }
         GenericRecord record;
         try {
-            decoder = DecoderFactory.get().binaryDecoder(value, WireFrame.HEADER_SIZE,
-                    value.length - WireFrame.HEADER_SIZE, decoder);
-            record = reader.read(reuse, decoder);
-            if (!decoder.isEnd()) {
+            body.configure(value, WireFrame.HEADER_SIZE, value.length - WireFrame.HEADER_SIZE);
+            record = reader.read(reuse, body);
+            if (!body.isEnd()) {
                 throw new IOException("trailing bytes after the record (a different writer schema?)");
             }
         } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
@@ -116,10 +116,9 @@ public final class ConfluentAvroDecoder<T> {
         }
         T record;
         try {
-            decoder = DecoderFactory.get().binaryDecoder(value, WireFrame.HEADER_SIZE,
-                    value.length - WireFrame.HEADER_SIZE, decoder);
+            body.configure(value, WireFrame.HEADER_SIZE, value.length - WireFrame.HEADER_SIZE);
             if (same) {
-                record = bodyReader.readSameSchema(readerSchema, decoder);
+                record = bodyReader.readSameSchema(readerSchema, body);
             } else {
                 if (in == null) {
                     // A writer that cannot resolve to the reader fails here or on the first read: undecodable.
@@ -127,11 +126,11 @@ public final class ConfluentAvroDecoder<T> {
                             readerSchema, null);
                     resolvers.put(id, in);
                 }
-                in.configure(decoder);
+                in.configure(body);
                 record = bodyReader.read(readerSchema, in);
                 in.drain();
             }
-            if (!decoder.isEnd()) {
+            if (!body.isEnd()) {
                 throw new IOException("trailing bytes after the record (a different writer schema?)");
             }
         } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {

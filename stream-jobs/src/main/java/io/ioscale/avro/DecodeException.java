@@ -6,8 +6,9 @@ package io.ioscale.avro;
  * <ul>
  *   <li>{@code bad_header}: shorter than 5 bytes or the magic byte is not 0;</li>
  *   <li>{@code unknown_schema_id}: the registry does not know the writer schema id;</li>
- *   <li>{@code undecodable}: the Avro body does not decode with the writer schema, does not resolve to the
- *       reader schema, or has trailing bytes;</li>
+ *   <li>{@code undecodable}: the Avro body does not decode with the writer schema (e.g. it is cut short, or a
+ *       length in it is more than the bytes left), does not resolve to the reader schema, or has trailing
+ *       bytes;</li>
  *   <li>{@code invalid}: it decodes but breaks a field's documented rule (e.g. a malformed sparse histogram).</li>
  * </ul>
  */

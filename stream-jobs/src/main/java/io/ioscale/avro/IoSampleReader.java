@@ -21,6 +21,8 @@ import org.apache.avro.util.Utf8;
  *   <li>Any other writer schema: through Avro's {@link ResolvingDecoder}, the same resolution as GenericDatumReader
  *       (fields in writer order, defaults for fields the writer lacks, enum symbols by name).</li>
  * </ul>
+ * No length in the body is trusted: ConfluentAvroDecoder hands it a {@link FrameDecoder}, which refuses a
+ * string, array or map longer than what is left of the frame before anything is allocated.
  * The field rules are then checked by {@link AvroRecords#check(IoSample)}, as on the generic path;
  * ConfluentAvroDecoderTest checks both paths decode the same samples. bench/RESULTS.md has the speeds.
  */

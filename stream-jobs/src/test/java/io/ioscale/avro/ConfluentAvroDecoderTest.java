@@ -16,16 +16,30 @@ import io.ioscale.records.RunEvent;
 import io.ioscale.jobs.AnalyticsJob;
 import io.ioscale.testing.AvroFrames;
 import io.ioscale.testing.TestData;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ioscale.testing.Allocations;
+import io.ioscale.testing.AvroFrames.Prefix;
+import io.ioscale.testing.FieldDump;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -58,7 +72,39 @@ class ConfluentAvroDecoderTest {
               {"name": "bytes", "type": "long"}
             ]}""");
 
-    private final Map<Integer, Schema> registry = new HashMap<>(Map.of(1, IO, 2, RUN, 3, IO_OLD, 4, CPU, 5, PORT));
+    /**
+     * IoSample as a newer collector might write it: the reader's fields plus an array and a map the reader does
+     * not know, which resolution skips.
+     */
+    static final Schema IO_NEWER = withExtraFields(IO, """
+            [{"name": "notes", "type": {"type": "array", "items": "string"}, "default": []},
+             {"name": "labels", "type": {"type": "map", "values": "string"}, "default": {}}]""");
+
+    private final Map<Integer, Schema> registry = new HashMap<>(
+            Map.of(1, IO, 2, RUN, 3, IO_OLD, 4, CPU, 5, PORT, 6, IO_NEWER));
+
+    static Schema withExtraFields(Schema schema, String fieldsJson) {
+        try {
+            ObjectMapper json = new ObjectMapper();
+            ObjectNode root = (ObjectNode) json.readTree(schema.toString());
+            ((ArrayNode) root.get("fields")).addAll((ArrayNode) json.readTree(fieldsJson));
+            return new Schema.Parser().parse(root.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@link #ioRecord()} in {@link #IO_NEWER}, its extra fields filled. */
+    static GenericRecord newerIoRecord() {
+        GenericRecord io = ioRecord();
+        GenericRecord r = AvroFrames.withDefaults(IO_NEWER);
+        for (Schema.Field f : IO.getFields()) {
+            r.put(f.name(), io.get(f.name()));
+        }
+        r.put("notes", List.of("first note", "second"));
+        r.put("labels", Map.of("rack", "r12", "zone", "b"));
+        return r;
+    }
     private final WriterSchemas schemas = registry::get;
 
     static GenericRecord ioRecord() {
@@ -276,8 +322,8 @@ class ConfluentAvroDecoderTest {
         });
     }
 
-    @Test
-    void runCpuAndPortRecordsConvert() throws Exception {
+    /** A STEP_ENDED event with every part set: load (with labels), a link, hosts and tags. */
+    static GenericRecord fullRunRecord() {
         Schema loadSchema = RUN.getField("load").schema().getTypes().get(1);
         GenericRecord load = new GenericData.Record(loadSchema);
         load.put("vm_count", 8);
@@ -288,7 +334,7 @@ class ConfluentAvroDecoderTest {
         load.put("read_pct", 70.0);
         load.put("random_pct", 100.0);
         load.put("adapter", "pvSCSI");
-        load.put("config_labels", Map.of());
+        load.put("config_labels", Map.of("hba", "8G"));
         Schema linkSchema = RUN.getField("links").schema().getElementType();
         GenericRecord link = new GenericData.Record(linkSchema);
         link.put("host", "h1");
@@ -307,6 +353,18 @@ class ConfluentAvroDecoderTest {
         run.put("links", List.of(link));
         run.put("start_ms", 40L);
         run.put("end_ms", 90L);
+        Schema hostSchema = RUN.getField("hosts").schema().getElementType();
+        GenericRecord host = AvroFrames.withDefaults(hostSchema);
+        host.put("host", "h1");
+        host.put("hypervisor", "Hyper-V 2008 R2");
+        run.put("hosts", List.of(host));
+        run.put("tags", Map.of("site", "lab-2"));
+        return run;
+    }
+
+    @Test
+    void runCpuAndPortRecordsConvert() throws Exception {
+        GenericRecord run = fullRunRecord();
         RunEvent e = new ConfluentAvroDecoder<>(RUN, schemas, AvroRecords::runEvent).decode(frame(2, RUN, run));
         assertThat(e.eventType).isEqualTo(RunEvent.STEP_ENDED);
         assertThat(e.load.totalOutstandingIos()).isEqualTo(8 * 2 * 16);
@@ -414,5 +472,118 @@ class ConfluentAvroDecoderTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    /**
+     * One frame of every record type on the path the job decodes it with (IoSample on both), by writer schema,
+     * with how many length prefixes it has (strings, the start and end of each array and map; counted by hand).
+     */
+    record Case(String name, ConfluentAvroDecoder<?> decoder, Schema writer, byte[] frame, int prefixes) {}
+
+    List<Case> everyPath() throws IOException {
+        ConfluentAvroDecoder<IoSample> direct = ConfluentAvroDecoder.direct(IO, schemas, new IoSampleReader(),
+                AvroRecords::check);
+        ConfluentAvroDecoder<IoSample> generic = new ConfluentAvroDecoder<>(IO, schemas, AvroRecords::ioSample);
+        List<Case> cases = new ArrayList<>();
+        for (var d : Map.of("direct", direct, "generic", generic).entrySet()) {
+            // 4 strings; 4 arrays x (start, end); tags: start, key, value, end
+            cases.add(new Case("IoSample " + d.getKey(), d.getValue(), IO, frame(1, IO, ioRecord()), 16));
+            // run_id, host, target
+            cases.add(new Case("IoSample older writer " + d.getKey(), d.getValue(), IO_OLD,
+                    frame(3, IO_OLD, oldIoRecord("READ")), 3));
+            // IoSample's 16; notes: start, 2 strings, end; labels: start, 2 keys, 2 values, end
+            cases.add(new Case("IoSample newer writer " + d.getKey(), d.getValue(), IO_NEWER,
+                    frame(6, IO_NEWER, newerIoRecord()), 26));
+        }
+        // run_id, scenario, description, step_label; hosts: start, host, hypervisor, end; load: adapter,
+        // config_labels (start, key, value, end); links: start, host, port_id, end; tags: start, key, value, end
+        cases.add(new Case("RunEvent", new ConfluentAvroDecoder<>(RUN, schemas, AvroRecords::runEvent), RUN,
+                frame(2, RUN, fullRunRecord()), 21));
+        GenericRecord cpu = sampleRecord(CPU);
+        cpu.put("vm", "vm3");
+        cpu.put("scope", symbol(CPU, "scope", "VM"));
+        cpu.put("utilization_pct", 42.0);
+        // run_id, host, vm; empty tags (one 0: start and end)
+        cases.add(new Case("CpuSample", new ConfluentAvroDecoder<>(CPU, schemas, AvroRecords::cpuSample), CPU,
+                frame(4, CPU, cpu), 4));
+        GenericRecord port = sampleRecord(PORT);
+        port.put("port_id", "eth0");
+        port.put("kind", symbol(PORT, "kind", "NIC"));
+        port.put("vm", "vm3");
+        port.put("rx_bytes", 10L);
+        port.put("tx_bytes", 20L);
+        // run_id, host, port_id, vm; empty tags
+        cases.add(new Case("PortSample", new ConfluentAvroDecoder<>(PORT, schemas, AvroRecords::portSample), PORT,
+                frame(5, PORT, port), 5));
+        return cases;
+    }
+
+    /**
+     * Every length prefix of every record type set to a length no frame holds (600 MB, 2^31 - 9, 2^40,
+     * Long.MAX_VALUE, and negatives): each is a dead letter naming the length, and decoding it allocates a few
+     * KB, not the length. Avro's own decoder allocates the length first (600 MB: OutOfMemoryError under the
+     * 512 MB test heap; Long.MAX_VALUE: UnsupportedOperationException), and either fails the task.
+     */
+    @Test
+    void aCorruptLengthIsADeadLetterAndAllocatesNoMoreThanTheFrame() throws Exception {
+        long[] huge = {600_000_000L, Integer.MAX_VALUE - 8L, 1L << 40, Long.MAX_VALUE, -600_000_000L, Long.MIN_VALUE};
+        int tried = 0;
+        long mostAllocated = 0;
+        for (Case c : everyPath()) {
+            String expected = FieldDump.of(c.decoder().decode(c.frame()));
+            SortedMap<Integer, Prefix> prefixes = AvroFrames.lengthPrefixes(c.writer(), c.frame());
+            assertThat(prefixes).as(c.name()).hasSize(c.prefixes());
+            for (var p : prefixes.entrySet()) {
+                for (long n : huge) {
+                    byte[] bad = AvroFrames.withVarint(c.frame(), p.getKey(), n);
+                    assertThatThrownBy(() -> c.decoder().decode(bad))
+                            .as("%s, %s at %d set to %d", c.name(), p.getValue(), p.getKey(), n)
+                            .isInstanceOf(DecodeException.class)
+                            .hasMessageStartingWith("undecodable: ")
+                            // A negative item count is followed by the block's byte size, which then decides
+                            // (a skipped block is skipped by it): the error is wherever reading then fails.
+                            .hasMessageMatching(n < 0 && p.getValue() != Prefix.STRING ? ".*"
+                                    : ".*(length " + n + " is negative|" + n + " (items )?is more than the \\d+ bytes"
+                                    + " left in the frame).*");
+                    // Measured on a second decode: the first use of a code path also loads classes and links
+                    // call sites, which allocates too.
+                    long before = Allocations.ofThisThread();
+                    assertThatThrownBy(() -> c.decoder().decode(bad)).isInstanceOf(DecodeException.class);
+                    mostAllocated = Math.max(mostAllocated, Allocations.ofThisThread() - before);
+                    // the decoder is not left broken
+                    assertThat(FieldDump.of(c.decoder().decode(c.frame()))).as(c.name()).isEqualTo(expected);
+                    tried++;
+                }
+            }
+        }
+        assertThat(tried).isEqualTo(6 * (2 * (16 + 3 + 26) + 21 + 4 + 5));
+        assertThat(mostAllocated).isLessThan(64 * 1024);
+    }
+
+    /**
+     * Avro's other array and map layout, blocks of "-count, byte size, items" (BlockingBinaryEncoder writes it),
+     * decodes to the same records, and the reader skips such blocks in fields it does not know.
+     */
+    @Test
+    void blocksWithByteSizesDecodeAndSkip() throws Exception {
+        int blockedFrames = 0;
+        for (Case c : everyPath()) {
+            GenericRecord r = new org.apache.avro.generic.GenericDatumReader<GenericRecord>(c.writer()).read(null,
+                    org.apache.avro.io.DecoderFactory.get().binaryDecoder(c.frame(), 5, c.frame().length - 5, null));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            out.write(c.frame(), 0, 5);
+            BinaryEncoder enc = EncoderFactory.get().blockingBinaryEncoder(out, null);
+            new GenericDatumWriter<GenericRecord>(c.writer()).write(r, enc);
+            enc.flush();
+            byte[] blocked = out.toByteArray();
+            if (!Arrays.equals(blocked, c.frame())) {
+                blockedFrames++;
+            }
+            assertThat(FieldDump.of(c.decoder().decode(blocked))).as(c.name())
+                    .isEqualTo(FieldDump.of(c.decoder().decode(c.frame())));
+        }
+        // Only non-empty arrays and maps are written as sized blocks: IoSample (3 writers less the older one, 2
+        // paths) and RunEvent.
+        assertThat(blockedFrames).isEqualTo(2 * 2 + 1);
     }
 }

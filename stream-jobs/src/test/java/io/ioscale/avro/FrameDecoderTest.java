@@ -1,0 +1,78 @@
+package io.ioscale.avro;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ioscale.testing.AvroFrames;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Lengths are checked against the bytes left in the frame, not the array the frame sits in. */
+class FrameDecoderTest {
+
+    /** {@code prefix} bytes the decoder must not see, the body, then bytes after the frame it must not see either. */
+    private static FrameDecoder over(byte[] body) {
+        byte[] padded = new byte[3 + body.length + 7];
+        System.arraycopy(body, 0, padded, 3, body.length);
+        return new FrameDecoder().configure(padded, 3, body.length);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int n = 0;
+        for (byte[] p : parts) {
+            n += p.length;
+        }
+        byte[] out = new byte[n];
+        int at = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
+    }
+
+    @Test
+    void aStringMayTakeEveryByteLeftButNotOneMore() throws IOException {
+        byte[] abc = "abc".getBytes(StandardCharsets.UTF_8);
+        FrameDecoder d = over(concat(AvroFrames.varint(3), abc));
+        assertThat(d.remaining()).isEqualTo(4);
+        assertThat(d.readString()).isEqualTo("abc");
+        assertThat(d.remaining()).isZero();
+        assertThat(d.isEnd()).isTrue();
+        // 4 bytes asked, 3 left: the 7 bytes after the frame in the same array do not count
+        assertThatThrownBy(() -> over(concat(AvroFrames.varint(4), abc)).readString())
+                .isInstanceOf(IOException.class).hasMessage("string length 4 is more than the 3 bytes left in the frame");
+        assertThatThrownBy(() -> over(concat(AvroFrames.varint(-1), abc)).skipBytes())
+                .isInstanceOf(IOException.class).hasMessage("bytes length -1 is negative");
+    }
+
+    @Test
+    void blockCountsAreBoundedByTheBytesLeft() throws IOException {
+        // array of 2 ints (1 byte each), then the closing 0: 4 bytes
+        FrameDecoder d = over(concat(AvroFrames.varint(2), AvroFrames.varint(5), AvroFrames.varint(6),
+                AvroFrames.varint(0)));
+        assertThat(d.readArrayStart()).isEqualTo(2);
+        assertThat(d.readInt()).isEqualTo(5);
+        assertThat(d.readInt()).isEqualTo(6);
+        assertThat(d.arrayNext()).isZero();
+        assertThatThrownBy(() -> over(concat(AvroFrames.varint(3), AvroFrames.varint(5), AvroFrames.varint(6)))
+                .readMapStart())
+                .isInstanceOf(IOException.class).hasMessage("map block of 3 items is more than the 2 bytes left in the frame");
+        // "-count, byte size" form: 2 items in 2 bytes reads; a size past the frame does not
+        d = over(concat(AvroFrames.varint(-2), AvroFrames.varint(2), AvroFrames.varint(5), AvroFrames.varint(6),
+                AvroFrames.varint(0)));
+        assertThat(d.readArrayStart()).isEqualTo(2);
+        assertThatThrownBy(() -> over(concat(AvroFrames.varint(-2), AvroFrames.varint(9), AvroFrames.varint(5)))
+                .readArrayStart())
+                .isInstanceOf(IOException.class)
+                .hasMessage("array block of -2 items and 9 bytes does not fit the 1 bytes left in the frame");
+        // skipping: a sized block is skipped whole, the next unsized block's count is returned
+        d = over(concat(AvroFrames.varint(-2), AvroFrames.varint(2), AvroFrames.varint(5), AvroFrames.varint(6),
+                AvroFrames.varint(1), AvroFrames.varint(7), AvroFrames.varint(0)));
+        assertThat(d.skipArray()).isEqualTo(1);
+        assertThat(d.readInt()).isEqualTo(7);
+        assertThat(d.arrayNext()).isZero();
+        assertThat(d.isEnd()).isTrue();
+    }
+}
