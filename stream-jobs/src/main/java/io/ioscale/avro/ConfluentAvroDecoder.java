@@ -95,7 +95,12 @@ public final class ConfluentAvroDecoder<T> {
     }
 
     private Schema writerSchema(int id) throws DecodeException {
-        Schema writer = writerSchemas.byId(id);
+        Schema writer;
+        try {
+            writer = writerSchemas.byId(id);
+        } catch (WriterSchemas.NotAvroException e) {
+            throw new DecodeException(DecodeException.NOT_AVRO, id, e.getMessage());
+        }
         if (writer == null) {
             throw new DecodeException(DecodeException.UNKNOWN_SCHEMA_ID, id, "schema id " + id
                     + " is not in the registry");

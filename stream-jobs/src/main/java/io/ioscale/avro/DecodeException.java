@@ -6,6 +6,8 @@ package io.ioscale.avro;
  * <ul>
  *   <li>{@code bad_header}: shorter than 5 bytes or the magic byte is not 0;</li>
  *   <li>{@code unknown_schema_id}: the registry does not know the writer schema id;</li>
+ *   <li>{@code not_avro}: the id names a schema that is not Avro (PROTOBUF, JSON, or text that does not parse
+ *       as Avro);</li>
  *   <li>{@code undecodable}: the Avro body does not decode with the writer schema (e.g. it is cut short, or a
  *       length in it is more than the bytes left), does not resolve to the reader schema, or has trailing
  *       bytes;</li>
@@ -17,6 +19,7 @@ public final class DecodeException extends Exception {
 
     public static final String BAD_HEADER = "bad_header";
     public static final String UNKNOWN_SCHEMA_ID = "unknown_schema_id";
+    public static final String NOT_AVRO = "not_avro";
     public static final String UNDECODABLE = "undecodable";
     public static final String INVALID = "invalid";
 

@@ -14,9 +14,12 @@ import org.apache.avro.Schema;
 
 /**
  * Writer schemas from a Confluent-compatible registry: {@code GET <url>/schemas/ids/{id}} answers
- * {@code {"schema": "<schema JSON as a string>"}}; 404 means the id does not exist.
+ * {@code {"schema": "<schema text>", "schemaType": "..."}}; 404 means the id does not exist. The registry also
+ * serves PROTOBUF and JSON schemas ({@code schemaType}, absent for AVRO): such an id, or an AVRO one whose text
+ * does not parse, throws {@link WriterSchemas.NotAvroException}, its records' fault, not the registry's.
  *
- * <p>Caching: a schema id never changes meaning, so found schemas are cached for the life of the task. A 404 is
+ * <p>Caching: a schema id never changes meaning, so found schemas, and ids found not to be Avro, are cached for
+ * the life of the task. A 404 is
  * cached for {@link #NEGATIVE_TTL_MS} so a producer stuck on a bad id does not turn every record into a registry
  * call, while an id registered a moment later is still picked up. Anything else (connection refused, 5xx,
  * timeout) is retried {@link #ATTEMPTS} times and then thrown as
@@ -34,6 +37,7 @@ public final class RegistryClient implements WriterSchemas {
     private final long backoffMs;
     private final HttpClient http;
     private final Map<Integer, Schema> found = new HashMap<>();
+    private final Map<Integer, String> notAvro = new HashMap<>();
     private final Map<Integer, Long> missingUntilMs = new HashMap<>();
 
     public RegistryClient(String baseUrl) {
@@ -59,21 +63,49 @@ public final class RegistryClient implements WriterSchemas {
         if (schema != null) {
             return schema;
         }
+        String why = notAvro.get(schemaId);
+        if (why != null) {
+            throw new NotAvroException(why);
+        }
         Long until = missingUntilMs.get(schemaId);
         if (until != null && System.currentTimeMillis() < until) {
             return null;
         }
-        schema = fetch(schemaId);
-        if (schema == null) {
+        Answer answer = fetch(schemaId);
+        if (answer == null) {
             missingUntilMs.put(schemaId, System.currentTimeMillis() + NEGATIVE_TTL_MS);
-        } else {
-            found.put(schemaId, schema);
-            missingUntilMs.remove(schemaId);
+            return null;
         }
-        return schema;
+        missingUntilMs.remove(schemaId);
+        if (answer.notAvro() != null) {
+            notAvro.put(schemaId, answer.notAvro());
+            throw new NotAvroException(answer.notAvro());
+        }
+        found.put(schemaId, answer.schema());
+        return answer.schema();
     }
 
-    private Schema fetch(int schemaId) {
+    /** What the registry holds under an id: an Avro schema, or why it is not one. */
+    record Answer(Schema schema, String notAvro) {
+
+        /** The answer for schema text of {@code schemaType} (null or absent: AVRO, as the registry omits it). */
+        static Answer of(int schemaId, String schemaType, String text) {
+            if (schemaType != null && !schemaType.equalsIgnoreCase("AVRO")) {
+                return new Answer(null, "schema id " + schemaId + " is a " + schemaType + " schema, not Avro");
+            }
+            try {
+                return new Answer(new Schema.Parser().parse(text), null);
+            } catch (RuntimeException e) {
+                // Parsing depends on the text alone, so any failure is the schema's. Not only SchemaParseException:
+                // Avro 1.12 throws a NullPointerException for an undefined type name ({"type": "recrod"}).
+                return new Answer(null, "schema id " + schemaId + " is not parseable Avro ("
+                        + e.getClass().getSimpleName() + ": " + abbreviate(String.valueOf(e.getMessage())) + ")");
+            }
+        }
+    }
+
+    /** The answer for the id; null on 404; throws RegistryUnavailableException when the registry cannot say. */
+    private Answer fetch(int schemaId) {
         URI uri = URI.create(baseUrl + "/schemas/ids/" + schemaId);
         HttpRequest request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build();
         Exception last = null;
@@ -89,7 +121,8 @@ public final class RegistryClient implements WriterSchemas {
                     if (text == null || !text.isTextual()) {
                         throw new IOException("answer has no \"schema\" string: " + abbreviate(r.body()));
                     }
-                    return new Schema.Parser().parse(text.asText());
+                    JsonNode type = body.get("schemaType");
+                    return Answer.of(schemaId, type == null || type.isNull() ? null : type.asText(), text.asText());
                 }
                 last = new IOException("HTTP " + r.statusCode() + ": " + abbreviate(r.body()));
             } catch (InterruptedException e) {

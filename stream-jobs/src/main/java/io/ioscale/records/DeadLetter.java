@@ -13,7 +13,10 @@ public class DeadLetter {
     public long kafkaTimestampMs = -1;
     /** Writer schema id from the wire header; -1 when the header was unreadable. */
     public int schemaId = -1;
-    /** Short reason, starting with a stable code: bad_header, unknown_schema_id, undecodable, invalid. */
+    /**
+     * Short reason, starting with a stable code: bad_header, unknown_schema_id, not_avro, undecodable, invalid
+     * (io.ioscale.avro.DecodeException says what each means).
+     */
     public String reason = "";
     public byte[] key;
     public byte[] value;

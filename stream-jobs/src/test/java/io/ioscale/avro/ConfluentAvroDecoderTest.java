@@ -435,28 +435,8 @@ class ConfluentAvroDecoderTest {
     @Test
     void registryClientCachesHitsAndMissesAndFailsLoudWhenTheRegistryIsDown() throws Exception {
         AtomicInteger requests = new AtomicInteger();
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/schemas/ids/", ex -> {
-            requests.incrementAndGet();
-            String id = ex.getRequestURI().getPath().substring("/schemas/ids/".length());
-            byte[] body;
-            int status;
-            if (id.equals("1")) {
-                String quoted = IO.toString().replace("\\", "\\\\").replace("\"", "\\\"");
-                body = ("{\"schema\": \"" + quoted + "\"}").getBytes(StandardCharsets.UTF_8);
-                status = 200;
-            } else if (id.equals("500")) {
-                body = "{\"error_code\": 50001}".getBytes(StandardCharsets.UTF_8);
-                status = 500;
-            } else {
-                body = "{\"error_code\": 40403, \"message\": \"Schema not found\"}".getBytes(StandardCharsets.UTF_8);
-                status = 404;
-            }
-            ex.sendResponseHeaders(status, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
-        });
-        server.start();
+        HttpServer server = registry(Map.of("500", 500), Map.of("1", "{\"schema\": " + quoted(IO.toString()) + "}",
+                "500", "{\"error_code\": 50001}"), requests);
         try {
             RegistryClient c = new RegistryClient("http://127.0.0.1:" + server.getAddress().getPort() + "/", 3, 1);
             assertThat(c.byId(1)).isEqualTo(IO);
@@ -469,6 +449,74 @@ class ConfluentAvroDecoderTest {
                     .isInstanceOf(WriterSchemas.RegistryUnavailableException.class)
                     .hasMessageContaining("after 3 attempts");
             assertThat(requests.get()).isEqualTo(5);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /**
+     * A registry on a free port: {@code /schemas/ids/{id}} answers {@code answers[id]} with status
+     * {@code statuses[id]} (200 when not given), or 404 for an id not in {@code answers}.
+     */
+    static HttpServer registry(Map<String, Integer> statuses, Map<String, String> answers, AtomicInteger requests)
+            throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/schemas/ids/", ex -> {
+            requests.incrementAndGet();
+            String id = ex.getRequestURI().getPath().substring("/schemas/ids/".length());
+            byte[] body = answers.getOrDefault(id, "{\"error_code\": 40403, \"message\": \"Schema not found\"}")
+                    .getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(statuses.getOrDefault(id, answers.containsKey(id) ? 200 : 404), body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        server.start();
+        return server;
+    }
+
+    /** {@code text} as a JSON string. */
+    static String quoted(String text) {
+        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+    }
+
+    /**
+     * A Confluent registry also serves PROTOBUF and JSON schemas. Their records are dead letters (not_avro),
+     * asked for once; an answer the registry could not give (HTTP 500) still fails the task. Without the
+     * schemaType check the JSON schema {"type": "string"} would even parse as Avro.
+     */
+    @Test
+    void aSchemaIdThatIsNotAvroIsADeadLetterWhileAnOutageStillFailsTheTask() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        HttpServer server = registry(Map.of("500", 500), Map.of(
+                "1", "{\"schema\": " + quoted(IO.toString()) + "}",
+                "7", "{\"schemaType\": \"PROTOBUF\", \"schema\": "
+                        + quoted("syntax = \"proto3\";\nmessage IoSample { string run_id = 1; }") + "}",
+                "8", "{\"schemaType\": \"JSON\", \"schema\": " + quoted("{\"type\": \"string\"}") + "}",
+                "9", "{\"schemaType\": \"AVRO\", \"schema\": " + quoted("{\"type\": \"recrod\"}") + "}",
+                "500", "{\"error_code\": 50001}"), requests);
+        try {
+            RegistryClient client = new RegistryClient("http://127.0.0.1:" + server.getAddress().getPort(), 3, 1);
+            for (ConfluentAvroDecoder<IoSample> d : List.of(
+                    new ConfluentAvroDecoder<>(IO, client, AvroRecords::ioSample),
+                    ConfluentAvroDecoder.direct(IO, client, new IoSampleReader(), AvroRecords::check))) {
+                assertThat(d.decode(frame(1, IO, ioRecord())).runId).isEqualTo("run-7");
+                assertThatThrownBy(() -> d.decode(frame(7, IO, ioRecord())))
+                        .isInstanceOf(DecodeException.class)
+                        .hasMessage("not_avro: schema id 7 is a PROTOBUF schema, not Avro")
+                        .extracting(e -> ((DecodeException) e).schemaId()).isEqualTo(7);
+                assertThatThrownBy(() -> d.decode(frame(8, IO, ioRecord())))
+                        .isInstanceOf(DecodeException.class)
+                        .hasMessage("not_avro: schema id 8 is a JSON schema, not Avro");
+                assertThatThrownBy(() -> d.decode(frame(9, IO, ioRecord())))
+                        .isInstanceOf(DecodeException.class)
+                        .hasMessageStartingWith("not_avro: schema id 9 is not parseable Avro (");
+            }
+            // ids 1, 7, 8 and 9 asked once each: both decoders share the client, which caches every answer
+            assertThat(requests.get()).isEqualTo(4);
+            assertThatThrownBy(() -> client.byId(500))
+                    .isInstanceOf(WriterSchemas.RegistryUnavailableException.class)
+                    .hasMessageContaining("after 3 attempts");
+            assertThat(requests.get()).isEqualTo(4 + 3);
         } finally {
             server.stop(0);
         }
