@@ -112,3 +112,35 @@ def test_cpu_seconds_of_this_process_match_its_own_accounting() -> None:
     tick = 1.0 / os.sysconf("SC_CLK_TCK")
     assert abs(used - (t.user + t.system)) <= 3 * tick  # the same counters, read a moment apart
     assert process.proc_stat(2**22 + 1) is None  # above pid_max: no such process
+
+
+def test_start_waits_for_the_port_of_a_process_still_being_torn_down(tmp_path, monkeypatch):
+    # After kill -9 a big server keeps its listening sockets for a moment with no process holding them (its fds
+    # are gone from /proc): `ioscale stack up` at once must wait for them, not report the port taken.
+    import threading
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    port = s.getsockname()[1]
+    monkeypatch.setattr(process, "port_owner", lambda p: process.NO_PROCESS)
+    threading.Timer(0.5, s.close).start()
+    spec = _spec(tmp_path, ports=(port,))
+    t0 = time.monotonic()
+    pid = process.start(spec)
+    try:
+        assert time.monotonic() - t0 >= 0.4
+        assert _alive(pid)
+    finally:
+        process.stop(spec)
+
+
+def test_a_socket_no_process_releases_is_reported_after_the_wait(tmp_path, monkeypatch):
+    monkeypatch.setattr(process, "port_owner", lambda p: process.NO_PROCESS)
+    monkeypatch.setattr(process, "RELEASE_WAIT_S", 0.3)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(PortTakenError, match="no process"):
+            process.start(_spec(tmp_path, ports=(port,)))

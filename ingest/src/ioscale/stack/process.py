@@ -101,7 +101,25 @@ def port_owner(port: int) -> str | None:
                     return f"pid {proc.name}: {cmd.strip()[:120]}"
         except (FileNotFoundError, PermissionError, ProcessLookupError):
             continue
-    return "an unknown process"
+    return NO_PROCESS
+
+
+#: port_owner when the socket listens but no process holds it: one that was killed and is still being torn down.
+NO_PROCESS = "no process (one that is exiting?)"
+#: How long start waits for such a socket to go. A ClickHouse server killed with -9 keeps its ports ~1-3 s while
+#: the kernel unmaps its memory; a restart at once must not fail on that.
+RELEASE_WAIT_S = 15.0
+
+
+def wait_for_release(host: str, port: int) -> str | None:
+    """None once ``port`` is free; the owner if a live process holds it (or the socket outlived RELEASE_WAIT_S)."""
+    deadline = time.monotonic() + RELEASE_WAIT_S
+    while port_in_use(host, port):
+        owner = port_owner(port)
+        if owner != NO_PROCESS or time.monotonic() > deadline:
+            return owner or "another process"
+        time.sleep(0.2)
+    return None
 
 
 def start(spec: ProcessSpec, host: str = "127.0.0.1") -> int:
@@ -113,8 +131,9 @@ def start(spec: ProcessSpec, host: str = "127.0.0.1") -> int:
     if pid is not None:
         return pid
     for port in spec.ports:
-        if port_in_use(host, port):
-            raise PortTakenError(spec.name, port, port_owner(port))
+        owner = wait_for_release(host, port)
+        if owner is not None:
+            raise PortTakenError(spec.name, port, owner)
     spec.log_file.parent.mkdir(parents=True, exist_ok=True)
     spec.pid_file.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **spec.env}
