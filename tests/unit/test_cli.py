@@ -67,3 +67,10 @@ def test_import_of_a_missing_file_is_reported(env, tmp_path, capsys):
     rc = main(["import", "diskspd", str(tmp_path / "nope.xml"), "--dry-run"])
     assert rc == ExitStatus.BAD_INPUT
     assert "nope.xml" in capsys.readouterr().err
+
+
+def test_simulate_refuses_a_run_id_prefix_with_a_slash(env, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--scenario", "demo", "--run-id-prefix", "a/b"])
+    assert e.value.code == ExitStatus.USAGE
+    assert "'a/b' holds a '/'" in capsys.readouterr().err

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from ioscale.simulator import run_simulation, simulate
+from ioscale.simulator import make_engine, run_simulation, simulate
 from ioscale.wire import topics
 
 START_MS = 1_767_225_600_000
@@ -89,3 +89,12 @@ def test_a_run_started_now_begins_on_an_interval_boundary_with_the_id_the_demo_l
     assert engine.start_ms == start
     first = next(iter(engine.batches()))  # RUN_STARTED of the first run
     assert first.records[0][1]["run_id"] == run_id_for(spec.name, spec.runs[0].key, start, 1)
+
+
+def test_run_ids_take_the_prefix_and_are_known_before_generating():
+    eng = make_engine("hyperv-vmq-10gbe", seed=5, start_ms=START_MS, step_s=2, ramp_s=1, run_id_prefix="itest-x-")
+    ids_ = eng.run_ids()
+    assert len(ids_) == 2 and all(i.startswith("itest-x-sim-hyperv-vmq-10gbe-") for i in ids_)
+    assert ids_ == [r["run_id"] for t, r in eng.records() if r.get("event_type") == "RUN_STARTED"]
+    with pytest.raises(ValueError, match="no '/'"):
+        make_engine("demo", run_id_prefix="a/b")

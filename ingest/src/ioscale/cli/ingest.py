@@ -23,13 +23,19 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     producer = make_producer(args)
     report = run_simulation(
         args.scenario, producer, seed=args.seed, realtime=not args.fast, speed=args.speed,
-        start_ms=args.start_ms, step_s=args.step_s, ramp_s=args.ramp_s,
+        start_ms=args.start_ms, step_s=args.step_s, ramp_s=args.ramp_s, run_id_prefix=args.run_id_prefix,
         progress=lambda p: print(f"[simulate] {p.fraction_done:4.0%} {p.run_key} {p.step_label} "
                                  f"{p.records_sent} records ({p.records_per_s:.0f}/s)", file=sys.stderr, flush=True),
     )
     print(f"sent {report.records_sent} records for run(s) {', '.join(report.run_ids)} in {report.elapsed_s:.1f} s: "
           + ", ".join(f"{n} to {t}" for t, n in sorted(report.by_topic.items())))
     return 0
+
+
+def _run_id_prefix(text: str) -> str:
+    if "/" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a '/' (record keys join run id and source with '/')")
+    return text
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -194,6 +200,8 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--start-ms", type=int, help="timestamp of the first interval (default: now)")
     sim.add_argument("--step-s", type=int, help="override each step's duration, seconds")
     sim.add_argument("--ramp-s", type=int, help="override each step's ramp-up, seconds")
+    sim.add_argument("--run-id-prefix", type=_run_id_prefix, default="",
+                     help="put this before each run id (sim-<scenario>-...): keeps test or trial runs apart")
     add_producer_args(sim)
     sim.set_defaults(func=_cmd_simulate)
 

@@ -127,17 +127,20 @@ class _StepPlan:
     consts: dict[str, Const] = field(default_factory=dict)
 
 
-def run_id_for(scenario: str, run_key: str, start_ms: int, seed: int) -> str:
+def run_id_for(scenario: str, run_key: str, start_ms: int, seed: int, prefix: str = "") -> str:
     stamp = datetime.fromtimestamp(start_ms / 1000, tz=timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    return f"sim-{scenario}-{run_key}-{stamp}-s{seed}"
+    return f"{prefix}sim-{scenario}-{run_key}-{stamp}-s{seed}"
 
 
 class Engine:
     """Generates a scenario's records; pure (no clock, no I/O): the caller paces and sends them."""
 
     def __init__(self, scenario: Scenario, seed: int, start_ms: int, *, step_s: int | None = None,
-                 ramp_s: int | None = None):
+                 ramp_s: int | None = None, run_id_prefix: str = ""):
+        if "/" in run_id_prefix:  # record keys join the run id and the source with "/" (wire.producer.source_key)
+            raise ValueError(f"a run id prefix holds no '/': {run_id_prefix!r}")
         self.scenario = scenario
+        self.run_id_prefix = run_id_prefix
         self.seed = int(seed)
         self.start_ms = int(start_ms)
         self.interval_ms = scenario.interval_ms
@@ -156,12 +159,20 @@ class Engine:
     def end_ms(self) -> int:
         return self.start_ms + self.total_intervals * self.interval_ms
 
+    def run_ids(self) -> list[str]:
+        """The id of each run, in order (without generating a record)."""
+        out, t_ms = [], self.start_ms
+        for run in self.scenario.runs:
+            out.append(run_id_for(self.scenario.name, run.key, t_ms, self.seed, self.run_id_prefix))
+            t_ms += len(run.steps) * (self.ramp_intervals + self.step_intervals) * self.interval_ms
+        return out
+
     # -- the stream ---------------------------------------------------------------------------------------
     def batches(self) -> Iterator[Batch]:
         t_ms = self.start_ms
         for r, run in enumerate(self.scenario.runs):
             run_start = t_ms
-            run_id = run_id_for(self.scenario.name, run.key, run_start, self.seed)
+            run_id = run_id_for(self.scenario.name, run.key, run_start, self.seed, self.run_id_prefix)
             run_tags = {"seed": str(self.seed), "run_key": run.key, "simulated": "true",
                         **{f"config.{k}": v for k, v in run.config_labels.items()}}
             links = self._links(run)

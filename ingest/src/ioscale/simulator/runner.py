@@ -72,11 +72,11 @@ def start_now_ms(interval_ms: int, clock: Callable[[], float] = time.time) -> in
 
 
 def make_engine(name: str, seed: int = 0, start_ms: int | None = None, *, step_s: int | None = None,
-                ramp_s: int | None = None, clock: Callable[[], float] = time.time) -> Engine:
+                ramp_s: int | None = None, run_id_prefix: str = "", clock: Callable[[], float] = time.time) -> Engine:
     scenario = scenarios.get(name)
     if start_ms is None:
         start_ms = start_now_ms(scenario.interval_ms, clock)
-    return Engine(scenario, seed, start_ms, step_s=step_s, ramp_s=ramp_s)
+    return Engine(scenario, seed, start_ms, step_s=step_s, ramp_s=ramp_s, run_id_prefix=run_id_prefix)
 
 
 def paced(engine: Engine, mode: Mode, speed: float = 1.0, *, clock: Callable[[], float] = time.time,
@@ -113,13 +113,13 @@ def simulate(name: str, seed: int = 0, mode: Mode = "fast", start_ms: int | None
 def run_simulation(name: str, producer: RecordSink, seed: int = 0, realtime: bool = False, *,
                    progress: Callable[[SimulationProgress], None] | None = None, speed: float = 1.0,
                    start_ms: int | None = None, step_s: int | None = None, ramp_s: int | None = None,
-                   progress_every_s: float = 5.0, clock: Callable[[], float] = time.time,
+                   run_id_prefix: str = "", progress_every_s: float = 5.0, clock: Callable[[], float] = time.time,
                    sleep: Callable[[float], None] = time.sleep) -> SimulationReport:
     """Send scenario `name` to `producer`, flush, and return what was sent.
 
     progress (optional) is called every `progress_every_s` of wall time and once at the end (done=True).
     """
-    engine = make_engine(name, seed, start_ms, step_s=step_s, ramp_s=ramp_s, clock=clock)
+    engine = make_engine(name, seed, start_ms, step_s=step_s, ramp_s=ramp_s, run_id_prefix=run_id_prefix, clock=clock)
     report = SimulationReport(name, engine.seed, engine.start_ms, engine.end_ms)
     total_ms = max(engine.end_ms - engine.start_ms, 1)
     send = producer.send
