@@ -66,6 +66,19 @@ def register(registry_url: str, topic: str, schema: dict, timeout_s: float = 10.
     return int(resp.json()["id"])
 
 
+def fetch_schema(registry_url: str, schema_id: int, timeout_s: float = 10.0) -> dict:
+    """The schema registered under a global id (a message's writer schema, from its frame header)."""
+    try:
+        resp = requests.get(f"{registry_url}/schemas/ids/{schema_id}", timeout=timeout_s)
+    except requests.RequestException as e:
+        raise IoscaleError(f"cannot reach the schema registry at {registry_url}: {e}",
+                           "check that it is up (`ioscale stack status registry`)") from e
+    if resp.status_code != 200:
+        raise IoscaleError(f"schema id {schema_id} at {registry_url}: HTTP {resp.status_code} {resp.text[:500]}",
+                           "the records were written against another registry: pass its --registry-url")
+    return json.loads(resp.json()["schema"])
+
+
 def register_all(registry_url: str) -> list[Registered]:
     return [
         Registered(topic, subject_for(topic), register(registry_url, topic, load_schema(f)))
