@@ -69,6 +69,21 @@ def test_import_of_a_missing_file_is_reported(env, tmp_path, capsys):
     assert "nope.xml" in capsys.readouterr().err
 
 
+def test_simulate_resume_refuses_before_connecting_without_seed_and_start_or_with_a_future_start(env, capsys):
+    import time
+
+    assert main(["simulate", "--scenario", "demo", "--resume", "--start-ms", "1767225600000"]) == ExitStatus.USAGE
+    err = capsys.readouterr().err
+    assert "Error: --resume needs the --seed and --start-ms of the run it resumes" in err
+    assert "its run id ends in -<start, UTC>-s<seed>" in err
+    future = int(time.time() * 1000) + 3_600_000
+    assert main(["simulate", "--scenario", "demo", "--resume", "--seed", "1", "--start-ms", str(future)]) \
+        == ExitStatus.USAGE
+    err = capsys.readouterr().err
+    assert re.search(rf"Error: --start-ms {future} is (3599|3600) s in the future: a run that has not started has "
+                     r"nothing on Kafka to resume", err), err
+
+
 def test_simulate_refuses_a_run_id_prefix_with_a_slash(env, capsys):
     with pytest.raises(SystemExit) as e:
         main(["simulate", "--scenario", "demo", "--run-id-prefix", "a/b"])

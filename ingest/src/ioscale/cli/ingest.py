@@ -20,16 +20,53 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"{'':<24} reproduces: {sc.reproduces}")
         return 0
     get_scenario(args.scenario)  # unknown name: error before connecting anywhere
+    seed = 0 if args.seed is None else args.seed
+    delivered = None
+    if args.resume:
+        delivered = _delivered_so_far(args, seed)
     producer = make_producer(args)
     report = run_simulation(
-        args.scenario, producer, seed=args.seed, realtime=not args.fast, speed=args.speed,
+        args.scenario, producer, seed=seed, realtime=not args.fast, speed=args.speed,
         start_ms=args.start_ms, step_s=args.step_s, ramp_s=args.ramp_s, run_id_prefix=args.run_id_prefix,
+        resume=delivered, on_resume=_print_resume_point,
         progress=lambda p: print(f"[simulate] {p.fraction_done:4.0%} {p.run_key} {p.step_label} "
                                  f"{p.records_sent} records ({p.records_per_s:.0f}/s)", file=sys.stderr, flush=True),
     )
-    print(f"sent {report.records_sent} records for run(s) {', '.join(report.run_ids)} in {report.elapsed_s:.1f} s: "
-          + ", ".join(f"{n} to {t}" for t, n in sorted(report.by_topic.items())))
+    already = f" ({report.already_delivered} were on Kafka already)" if args.resume else ""
+    by_topic = ", ".join(f"{n} to {t}" for t, n in sorted(report.by_topic.items()) if n)
+    print(f"sent {report.records_sent} records for run(s) {', '.join(report.run_ids)} in {report.elapsed_s:.1f} s"
+          f"{already}" + (f": {by_topic}" if by_topic else ""))
     return 0
+
+
+def _delivered_so_far(args: argparse.Namespace, seed: int) -> dict:
+    """--resume: the last record of each of the run's sources on Kafka."""
+    from ioscale.cli.endpoints import endpoints
+    from ioscale.simulator import make_engine
+    from ioscale.simulator.resume import TOPICS, check_resumable, scan_since_ms
+    from ioscale.wire.resume import last_delivered
+
+    check_resumable(args.start_ms, args.seed)
+    engine = make_engine(args.scenario, seed, args.start_ms, step_s=args.step_s, ramp_s=args.ramp_s,
+                         run_id_prefix=args.run_id_prefix)
+    bootstrap, registry = endpoints(args)
+    runs = engine.run_ids()
+    print(f"[resume] reading what run(s) {', '.join(runs)} already put on Kafka at {bootstrap}", file=sys.stderr,
+          flush=True)
+    return last_delivered(bootstrap, registry, runs, TOPICS, scan_since_ms(engine.start_ms),
+                          progress=lambda line: print(line, file=sys.stderr, flush=True))
+
+
+def _print_resume_point(point) -> None:
+    from datetime import datetime, timezone
+
+    if point.last_ts_ms is None:
+        print(f"resume: no record of the run on Kafka yet; {point.to_send} of {point.total} records to send",
+              flush=True)
+        return
+    last = datetime.fromtimestamp(point.last_ts_ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
+    print(f"resume: {point.delivered} of {point.total} records already on Kafka (the latest stamped {last}); "
+          f"{point.to_send} records to send", flush=True)
 
 
 def _run_id_prefix(text: str) -> str:
@@ -194,7 +231,7 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
     sim = sub.add_parser("simulate", help="stream a simulated fleet sweep (the seed studies, demos)")
     sim.add_argument("--scenario", help="scenario name; without it, list the scenarios")
     sim.add_argument("--list", action="store_true", help="list scenarios and the study figures they reproduce")
-    sim.add_argument("--seed", type=int, default=0, help="same seed and --start-ms: identical records")
+    sim.add_argument("--seed", type=int, help="same seed and --start-ms: identical records (default: 0)")
     sim.add_argument("--fast", action="store_true", help="as fast as possible with simulated timestamps (load generator)")
     sim.add_argument("--speed", type=float, default=1.0, help="real-time mode: time compression factor")
     sim.add_argument("--start-ms", type=int, help="timestamp of the first interval (default: now)")
@@ -202,6 +239,10 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--ramp-s", type=int, help="override each step's ramp-up, seconds")
     sim.add_argument("--run-id-prefix", type=_run_id_prefix, default="",
                      help="put this before each run id (sim-<scenario>-...): keeps test or trial runs apart")
+    sim.add_argument("--resume", action="store_true",
+                     help="the run's process was killed: send only the records Kafka does not hold yet (needs the "
+                          "run's --seed and --start-ms, and the same --step-s, --ramp-s, --run-id-prefix); in real "
+                          "time what is already due goes at once, the rest at start + offset / speed on the clock")
     add_producer_args(sim)
     sim.set_defaults(func=_cmd_simulate)
 

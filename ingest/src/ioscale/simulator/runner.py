@@ -11,21 +11,28 @@ Real time: a batch of records is released when its simulated time is reached on 
 (samples at the end of their interval, events at their instant), divided by `speed` (speed 10 replays
 ten simulated seconds per wall second; timestamps stay on the simulated timeline, which starts now).
 Fast: no sleeping; timestamps run from start_ms.
+
+Resume (`resume=`, what ioscale.wire.resume found on Kafka): only the records not delivered yet are sent
+(ioscale.simulator.resume), on the run's own timeline: in real time the batch due at start_ms + x goes at wall time
+start_ms + x / speed -- when the killed process, had it started at start_ms, would have sent it -- so every batch
+already due goes at once and the rest keeps pace with the clock.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ioscale.errors import IoscaleError
 from ioscale.simulator import scenarios
 from ioscale.simulator.engine import Batch, Engine
+from ioscale.simulator.resume import ResumePoint, locate, skip_delivered
 from ioscale.wire import topics
 from ioscale.wire.columns import RecordBlock
+from ioscale.wire.resume import LastDelivered
 
 Mode = Literal["fast", "realtime"]
 
@@ -63,6 +70,7 @@ class SimulationReport:
     by_topic: Counter[str] = field(default_factory=Counter)
     elapsed_s: float = 0.0
     run_ids: list[str] = field(default_factory=list)
+    already_delivered: int = 0      # resumed: records of the run found on Kafka, not sent again
 
 
 def start_now_ms(interval_ms: int, clock: Callable[[], float] = time.time) -> int:
@@ -80,17 +88,22 @@ def make_engine(name: str, seed: int = 0, start_ms: int | None = None, *, step_s
 
 
 def paced(engine: Engine, mode: Mode, speed: float = 1.0, *, clock: Callable[[], float] = time.time,
-          sleep: Callable[[float], None] = time.sleep) -> Iterator[Batch]:
-    """The engine's batches; in real-time mode each is held back until its simulated time (/ speed)."""
+          sleep: Callable[[float], None] = time.sleep, batches: Iterable[Batch] | None = None,
+          wall0: float | None = None) -> Iterator[Batch]:
+    """The engine's batches (or `batches`, a part of them); in real-time mode each is held back until its simulated
+    time (/ speed) past `wall0`, the wall time the run starts at (default: now)."""
     if mode not in ("fast", "realtime"):
         raise IoscaleError(f"unknown mode {mode!r}", "use 'fast' or 'realtime'")
     if speed <= 0:
         raise IoscaleError(f"speed must be > 0, got {speed}")
+    if batches is None:
+        batches = engine.batches()
     if mode == "fast":
-        yield from engine.batches()
+        yield from batches
         return
-    wall0 = clock()
-    for batch in engine.batches():
+    if wall0 is None:
+        wall0 = clock()
+    for batch in batches:
         delay = wall0 + (batch.due_ms - engine.start_ms) / 1000.0 / speed - clock()
         if delay > 0:
             sleep(delay)
@@ -113,14 +126,28 @@ def simulate(name: str, seed: int = 0, mode: Mode = "fast", start_ms: int | None
 def run_simulation(name: str, producer: RecordSink, seed: int = 0, realtime: bool = False, *,
                    progress: Callable[[SimulationProgress], None] | None = None, speed: float = 1.0,
                    start_ms: int | None = None, step_s: int | None = None, ramp_s: int | None = None,
-                   run_id_prefix: str = "", progress_every_s: float = 5.0, clock: Callable[[], float] = time.time,
+                   run_id_prefix: str = "", resume: Mapping[tuple[str, bytes], LastDelivered] | None = None,
+                   on_resume: Callable[[ResumePoint], None] | None = None, progress_every_s: float = 5.0,
+                   clock: Callable[[], float] = time.time,
                    sleep: Callable[[float], None] = time.sleep) -> SimulationReport:
     """Send scenario `name` to `producer`, flush, and return what was sent.
 
     progress (optional) is called every `progress_every_s` of wall time and once at the end (done=True).
+    resume: the last record of each key already on Kafka (ioscale.wire.resume.last_delivered); only what follows
+    is sent, paced on the run's own timeline. on_resume gets the counts before anything is sent.
     """
     engine = make_engine(name, seed, start_ms, step_s=step_s, ramp_s=ramp_s, run_id_prefix=run_id_prefix, clock=clock)
     report = SimulationReport(name, engine.seed, engine.start_ms, engine.end_ms)
+    batches: Iterable[Batch] | None = None
+    wall0 = None
+    if resume is not None:
+        point = locate(engine.batches(), resume)   # raises before anything is sent when Kafka holds other records
+        report.already_delivered = point.delivered
+        report.run_ids = [r for r in engine.run_ids() if (topics.RUNS, r.encode()) in point.skip]
+        if on_resume is not None:
+            on_resume(point)
+        batches = skip_delivered(engine.batches(), point.skip)
+        wall0 = engine.start_ms / 1000.0
     total_ms = max(engine.end_ms - engine.start_ms, 1)
     send = producer.send
     by_topic: Counter[str] = report.by_topic
@@ -134,13 +161,14 @@ def run_simulation(name: str, producer: RecordSink, seed: int = 0, realtime: boo
         return SimulationProgress(
             name, batch.run_key if batch else "", batch.step_label if batch else "", sent, dict(by_topic),
             batch.due_ms if batch else engine.start_ms,
-            min(((batch.due_ms if batch else engine.start_ms) - engine.start_ms) / total_ms, 1.0),
+            1.0 if done else min(((batch.due_ms if batch else engine.start_ms) - engine.start_ms) / total_ms, 1.0),
             elapsed, sent / elapsed if elapsed > 0 else 0.0, done)
 
     send_blocks = getattr(producer, "send_blocks", None)
     pending: list[RecordBlock] = []
     pending_records = 0
-    for batch in paced(engine, "realtime" if realtime else "fast", speed, clock=clock, sleep=sleep):
+    for batch in paced(engine, "realtime" if realtime else "fast", speed, clock=clock, sleep=sleep, batches=batches,
+                       wall0=wall0):
         if pending and batch.events:
             send_blocks(pending)
             pending, pending_records = [], 0
