@@ -139,9 +139,9 @@ def test_prepare_stops_only_a_taskmanager_orphaned_by_its_jobmanager(tmp_path, m
     running = {"flink-jobmanager": jm_running, "flink-taskmanager": tm_running}
     calls: list[str] = []
     monkeypatch.setattr(flink.process, "is_running", lambda spec: running[spec.name])
-    monkeypatch.setattr(flink.process, "stop", lambda spec: calls.append(spec.name) or True)
+    monkeypatch.setattr(flink.process, "stop", lambda spec, timeout_s=None: calls.append((spec.name, timeout_s)))
     c.prepare()
-    assert calls == stopped
+    assert calls == [(name, 0) for name in stopped]  # killed at once: nothing of it is worth a graceful stop
 
 
 @pytest.mark.parametrize("jm_running,kept", [(False, False), (True, True)])

@@ -144,3 +144,15 @@ def test_a_socket_no_process_releases_is_reported_after_the_wait(tmp_path, monke
         port = s.getsockname()[1]
         with pytest.raises(PortTakenError, match="no process"):
             process.start(_spec(tmp_path, ports=(port,)))
+
+
+def test_stop_with_no_timeout_kills_at_once(tmp_path):
+    # A process that ignores SIGTERM: a graceful stop would wait out its whole stop_timeout_s (5 s here).
+    spec = _spec(tmp_path, argv=[sys.executable, "-c",
+                                 "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"])
+    pid = process.start(spec)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    assert process.stop(spec, timeout_s=0)
+    assert time.monotonic() - t0 < 1.0
+    assert not _alive(pid)

@@ -175,12 +175,13 @@ class FlinkComponent(Component):
 
         Left alone it keeps running the old job's tasks, still reading Kafka next to the resubmitted
         job, and only re-registers after heartbeat.timeout (~50 s). Restarting it with the new
-        JobManager takes seconds.
+        JobManager takes seconds. It is killed, not stopped: its tasks' state is in the last checkpoint,
+        which the resubmitted job restores, and a graceful stop waits on the JobManager that is gone.
         """
         jm, tm = self.processes()
         if not process.is_running(jm) and process.is_running(tm):
             self.ui.warn(f"{self.name}: restarting the TaskManager left running without its JobManager")
-            process.stop(tm)
+            process.stop(tm, timeout_s=0)
 
     # -- processes ---------------------------------------------------------------------------------
     def _env(self) -> dict[str, str]:

@@ -167,13 +167,14 @@ def is_running(spec: ProcessSpec) -> bool:
     return read_pid(spec.pid_file) is not None
 
 
-def stop(spec: ProcessSpec) -> bool:
-    """Stop the process (and its process group) recorded in the PID file. True if one was running."""
+def stop(spec: ProcessSpec, timeout_s: float | None = None) -> bool:
+    """Stop the process (and its process group) recorded in the PID file: SIGTERM, then SIGKILL after
+    ``timeout_s`` (default: the spec's stop_timeout_s; 0 kills at once). True if one was running."""
     pid = read_pid(spec.pid_file)
     if pid is None:
         return False
-    _signal_group(pid, signal.SIGTERM)
-    deadline = time.monotonic() + spec.stop_timeout_s
+    _signal_group(pid, signal.SIGTERM if timeout_s != 0 else signal.SIGKILL)
+    deadline = time.monotonic() + (spec.stop_timeout_s if timeout_s is None else timeout_s)
     while time.monotonic() < deadline:
         if _proc_start_time(pid) is None and not _group_alive(pid):
             break
