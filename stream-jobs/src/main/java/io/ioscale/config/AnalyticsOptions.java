@@ -111,7 +111,8 @@ public record AnalyticsOptions(
                     + "Replays fire on the watermark only.");
     public static final ConfigOption<Duration> IDLENESS = ConfigOptions.key("idleness")
             .durationType().defaultValue(Duration.ofSeconds(10))
-            .withDescription("A partition without records for this long stops holding the watermark back.");
+            .withDescription("A partition stops holding the watermark back once other partitions have had records "
+                    + "for this long since its last one (a broker outage stops them all, and none goes idle).");
     public static final ConfigOption<Duration> ALLOWED_LATENESS = ConfigOptions.key("allowed-lateness")
             .durationType().defaultValue(Duration.ofSeconds(10))
             .withDescription("Records this late (after the watermark passed their window) still update it: the "

@@ -21,11 +21,88 @@ class EventTimeWatermarksTest {
             marks.add(watermark.getTimestamp());
         }
 
+        boolean idle;
+
         @Override
-        public void markIdle() {}
+        public void markIdle() {
+            idle = true;
+        }
 
         @Override
         public void markActive() {}
+
+        /** The state after one periodic emission: idle, or the watermark it emitted. */
+        String tick(EventTimeWatermarks.Generator<String> g) {
+            idle = false;
+            int before = marks.size();
+            g.onPeriodicEmit(this);
+            return idle ? "idle" : marks.size() > before ? "wm " + marks.get(marks.size() - 1) : "nothing";
+        }
+    }
+
+    private static final long IDLE_MS = 10_000;
+
+    @Test
+    void aPartitionGoesIdleOnlyAfterItsPeersHadRecordsForTheIdlenessSinceItsOwnLast() {
+        long[] now = {1_000_000};
+        EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
+        var a = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS, () -> now[0]);
+        var b = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS, () -> now[0]);
+        Out out = new Out();
+        // Both partitions flow, one record a second.
+        for (int s = 0; s < 5; s++) {
+            now[0] += 1_000;
+            a.onEvent(Decoded.of("a"), now[0], out);
+            b.onEvent(Decoded.of("b"), now[0], out);
+        }
+        long last = now[0];
+        // The broker goes away for 30 s: nothing anywhere, and neither partition goes idle.
+        for (int t = 0; t < 150; t++) {
+            now[0] += 200;
+            assertThat(out.tick(a)).isEqualTo("wm " + (last - 2_001));
+            assertThat(out.tick(b)).isEqualTo("wm " + (last - 2_001));
+        }
+        // It is back: a's buffered records arrive first. b still holds the watermark back at its last record.
+        now[0] += 200;
+        a.onEvent(Decoded.of("a"), now[0], out);
+        assertThat(out.tick(b)).isEqualTo("wm " + (last - 2_001));
+        // b's records come 3 s later: never idle, so none of them is late.
+        now[0] += 3_000;
+        assertThat(out.tick(b)).isEqualTo("wm " + (last - 2_001));
+        b.onEvent(Decoded.of("b"), last + 1_000, out);
+        assertThat(out.tick(b)).isEqualTo("wm " + (last - 1_001));
+    }
+
+    @Test
+    void aQuietPartitionGoesIdleWhileOthersFlowAndOneThatNeverHadARecordToo() {
+        long[] now = {1_000_000};
+        EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
+        var flowing = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
+                () -> now[0]);
+        var stopped = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
+                () -> now[0]);
+        var never = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
+                () -> now[0]);
+        Out out = new Out();
+        stopped.onEvent(Decoded.of("last"), now[0], out);
+        long stoppedAt = now[0];
+        String stoppedState = "";
+        String neverState = "";
+        while (now[0] - stoppedAt < IDLE_MS + 1_000) {
+            now[0] += 200;
+            flowing.onEvent(Decoded.of("x"), now[0], out);
+            stoppedState = out.tick(stopped);
+            neverState = out.tick(never);
+            if (now[0] - stoppedAt < IDLE_MS) {
+                assertThat(stoppedState).isEqualTo("wm " + (stoppedAt - 2_001));
+            }
+        }
+        assertThat(stoppedState).isEqualTo("idle");
+        assertThat(neverState).isEqualTo("idle");
+        assertThat(out.tick(flowing)).startsWith("wm ");
+        // A record wakes the stopped partition up again.
+        stopped.onEvent(Decoded.of("again"), now[0], out);
+        assertThat(out.tick(stopped)).isEqualTo("wm " + (now[0] - 2_001));
     }
 
     @Test
@@ -43,5 +120,37 @@ class EventTimeWatermarksTest {
         int before = out.marks.size();
         g.onEvent(Decoded.of("wrong clock"), now + 86_400_000L, out); // beyond max-ahead: dropped later, ignored here
         assertThat(out.marks).hasSize(before);
+    }
+
+    @Test
+    void aShortGapIsPartOfTheStretchALongOneStartsItAgain() {
+        long[] now = {1_000_000};
+        EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
+        var flowing = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
+                () -> now[0]);
+        var quiet = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
+                () -> now[0]);
+        Out out = new Out();
+        quiet.onEvent(Decoded.of("last"), now[0], out);
+        // 6 s of flow, a 12 s stop (longer than the idleness), 6 s of flow: never 10 s in one stretch.
+        for (long[] phase : new long[][] {{6_000, 1}, {12_000, 0}, {6_000, 1}}) {
+            long until = now[0] + phase[0];
+            while (now[0] < until) {
+                now[0] += 200;
+                if (phase[1] == 1) {
+                    flowing.onEvent(Decoded.of("x"), now[0], out);
+                }
+                assertThat(out.tick(quiet)).startsWith("wm ");
+            }
+        }
+        // A 4 s stop is no outage: the stretch goes on, and 10 s of it since the restart make the partition idle.
+        now[0] += 4_000;
+        assertThat(out.tick(quiet)).startsWith("wm ");
+        now[0] += 200;
+        flowing.onEvent(Decoded.of("x"), now[0], out);
+        assertThat(out.tick(quiet)).isEqualTo("idle");
+        // Idle stays idle while everything stops, until a record of its own.
+        now[0] += 60_000;
+        assertThat(out.tick(quiet)).isEqualTo("idle");
     }
 }
