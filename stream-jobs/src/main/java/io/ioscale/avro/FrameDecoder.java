@@ -71,6 +71,11 @@ final class FrameDecoder extends Decoder {
             }
             count = -count;
         }
+        return fitting(what, count);
+    }
+
+    /** {@code count} items, each at least one byte, checked against the bytes left. */
+    private long fitting(String what, long count) throws IOException {
         int left = remaining();
         if (count > left) {
             throw new IOException(what + " block of " + count + " items is more than the " + left
@@ -153,12 +158,7 @@ final class FrameDecoder extends Decoder {
         for (;;) {
             long count = in.readLong();
             if (count >= 0) {
-                int left = remaining();
-                if (count > left) {
-                    throw new IOException(what + " block of " + count + " items is more than the " + left
-                            + " bytes left in the frame");
-                }
-                return count;
+                return fitting(what, count);
             }
             long size = in.readLong();
             int left = remaining();

@@ -397,17 +397,7 @@ class ConfluentAvroDecoderTest {
     void deserializerTurnsFailuresIntoDeadLettersWithTheirOrigin() throws Exception {
         ConfluentAvroDeserializer<IoSample> des = new ConfluentAvroDeserializer<>(ReaderSchemas.IO_SAMPLE,
                 () -> schemas, AvroRecords::ioSample, AnalyticsJob.IO_TYPE);
-        des.open(new DeserializationSchema.InitializationContext() {
-            @Override
-            public MetricGroup getMetricGroup() {
-                return new UnregisteredMetricsGroup();
-            }
-
-            @Override
-            public UserCodeClassLoader getUserCodeClassLoader() {
-                return null;
-            }
-        });
+        opened(des);
         List<Decoded<IoSample>> out = new ArrayList<>();
         Collector<Decoded<IoSample>> collector = new Collector<>() {
             @Override
@@ -634,5 +624,21 @@ class ConfluentAvroDecoderTest {
         // Only non-empty arrays and maps are written as sized blocks: IoSample (3 writers less the older one, 2
         // paths) and RunEvent.
         assertThat(blockedFrames).isEqualTo(2 * 2 + 1);
+    }
+
+    /** The deserializer opened as its Kafka source opens it (no metrics kept). */
+    static <T> ConfluentAvroDeserializer<T> opened(ConfluentAvroDeserializer<T> d) {
+        d.open(new DeserializationSchema.InitializationContext() {
+            @Override
+            public MetricGroup getMetricGroup() {
+                return new UnregisteredMetricsGroup();
+            }
+
+            @Override
+            public UserCodeClassLoader getUserCodeClassLoader() {
+                return null;
+            }
+        });
+        return d;
     }
 }

@@ -6,6 +6,7 @@ import static io.ioscale.avro.ConfluentAvroDecoderTest.IO_NEWER;
 import static io.ioscale.avro.ConfluentAvroDecoderTest.IO_OLD;
 import static io.ioscale.avro.ConfluentAvroDecoderTest.PORT;
 import static io.ioscale.avro.ConfluentAvroDecoderTest.RUN;
+import static io.ioscale.avro.ConfluentAvroDecoderTest.opened;
 import static io.ioscale.testing.AvroFrames.frame;
 import static io.ioscale.testing.AvroFrames.symbol;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,12 +34,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -78,21 +75,6 @@ class DecoderFuzzTest {
             }
             return REGISTRY.get(id);
         };
-    }
-
-    static <T> ConfluentAvroDeserializer<T> opened(ConfluentAvroDeserializer<T> d) {
-        d.open(new DeserializationSchema.InitializationContext() {
-            @Override
-            public MetricGroup getMetricGroup() {
-                return new UnregisteredMetricsGroup();
-            }
-
-            @Override
-            public UserCodeClassLoader getUserCodeClassLoader() {
-                return null;
-            }
-        });
-        return d;
     }
 
     /** The one record or dead letter the deserializer makes of {@code value}. */
