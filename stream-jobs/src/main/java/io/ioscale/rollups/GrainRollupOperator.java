@@ -228,10 +228,16 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
      */
     private void scheduleEarly(GrainWindows<ACC> w, long endMs) {
         long now = getProcessingTimeService().getCurrentProcessingTime();
+        long due;
         if (now > endMs + early.delayMs() + EarlyFiring.HORIZON_MS) {
-            return; // not live (a backlog, a replay, a run stamped in the past): the watermark closes it soon
+            // Not live (a backlog after an outage or a restore, a run stamped in the past): the watermark closes it
+            // soon, unless the topics go quiet right after the backlog (its run ended meanwhile). One check after
+            // QUIET_MS shows the coarser windows it left open then (showQuietCoarseWindows); its own windows are not
+            // shown early (onProcessingTime tells them by the timer's time).
+            due = now + EarlyFiring.QUIET_MS;
+        } else {
+            due = Math.max(endMs + early.delayMs(), now + early.settleMs());
         }
-        long due = Math.max(endMs + early.delayMs(), now + early.settleMs());
         if (w.earlyTimerMs > now && w.earlyTimerMs <= due) {
             return;
         }
@@ -306,6 +312,9 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                 continue;
             }
             long due = w.startMs[i] + w.lengthMs[i] + early.delayMs();
+            if (due <= now && timer.getTimestamp() > due + EarlyFiring.HORIZON_MS + early.settleMs()) {
+                continue; // a backlog's window (its timer is scheduleEarly's quiet check): the watermark closes it
+            }
             if (due <= now) {
                 w.shown[i] = true;
                 emit(w.lengthMs[i], w.startMs[i], w.accumulator(i), true);
