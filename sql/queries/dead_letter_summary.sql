@@ -17,7 +17,9 @@
 --   last_seen       last rejection in the period, UTC
 --   example_reason  one full reason, as written
 --   example_offset  partition/offset of one such record, to fetch it from Kafka
---   raw_bytes       total size of the rejected payloads, bytes
+--   raw_bytes       total size of the rejected payloads, bytes (for a record ClickHouse decoded but rejected
+--                   by a field rule, reason 'invalid: ...', the record as JSON: the Kafka engine keeps the
+--                   bytes of unparsable messages only)
 --
 -- Notes:
 --   Numbers (offsets, byte positions, ids) are masked in reason_pattern: otherwise every record would be its

@@ -1,0 +1,64 @@
+"""Migrations 0170-0179: the Flink job's field rules on ClickHouse's Kafka path. What the rules give is tested on a
+real server (tests/integration/clickhouse/test_record_rules.py); here, how the queue views are changed: each in
+place (ALTER ... MODIFY QUERY), the dead-letter view before the raw one, both with the same rules fragment."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ioscale.provision import migrations as mig
+from ioscale.stack.settings import StackSettings, repo_root
+
+SETTINGS = StackSettings.from_env({"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": "/nonexistent"})
+FOUND = mig.discover(mig.migrations_dir(SETTINGS))
+RAW = {m.name: m.path.read_text(encoding="utf-8") for m in FOUND}
+#: raw table -> the fragment holding its record type's rules
+RULES = {"io_samples": "io_sample_rules", "cpu_samples": "cpu_sample_rules", "port_samples": "port_sample_rules",
+         "run_events": "run_event_rules"}
+
+
+def changes_of(view: str) -> list[str]:
+    """The migrations that alter ``ioscale.<view>``'s query, in order."""
+    return [name for name, text in RAW.items() if re.search(rf"ALTER TABLE ioscale\.{view} MODIFY QUERY\b", text)]
+
+
+@pytest.mark.parametrize("table", sorted(RULES))
+def test_dead_letter_view_takes_the_rules_before_the_raw_view_drops_them(table: str) -> None:
+    (dlq,), (raw,) = changes_of(f"{table}_dlq_mv"), changes_of(f"{table}_mv")
+    # In between, a broken record reaches both tables, never neither.
+    assert dlq < raw
+    invalid = f"{RULES[table].replace('_rules', '')}_invalid"
+    for name, kept in ((dlq, "!= ''"), (raw, "= ''")):
+        assert RAW[name].count(f"{{{{{RULES[table]}}}}}") == 1, name
+        assert f"{invalid} {kept}" in RAW[name], name
+    assert f"length(_error) > 0 OR {invalid} != ''" in RAW[dlq]
+    assert f"length(_error) = 0 AND {invalid} = ''" in RAW[raw]
+
+
+def test_no_migration_drops_a_queue_view() -> None:
+    # The Kafka engine reads while any view of its queue is attached: a dropped one loses what arrives meanwhile.
+    views = "|".join(f"{t}_mv|{t}_dlq_mv" for t in RULES)
+    dropping = re.compile(rf"DROP (TABLE|VIEW) (IF EXISTS )?ioscale\.({views})\b")
+    assert not [name for name, text in RAW.items() if dropping.search(text)]
+
+
+@pytest.mark.parametrize("fragment", sorted(RULES.values()))
+def test_a_rules_fragment_names_the_queue_columns_with_their_table(fragment: str) -> None:
+    # The views output columns named like the queue's (toUInt64(ops) AS ops): a bare field name in the rules
+    # would read that output, clamped or cast, and a negative counter would pass.
+    table = next(t for t, f in RULES.items() if f == fragment)
+    text = re.sub(r"--[^\n]*", "", (mig.migrations_dir(SETTINGS) / mig.FRAGMENTS_DIR / f"{fragment}.sql").read_text())
+    text = re.sub(r"'[^']*'", "''", text)  # field names in the rules' words
+    columns = {"io_samples": "ops bytes outstanding_ios errors latency_count latency_sum_ns latency_min_ns "
+                             "latency_max_ns interval_ms latency_hist_scheme latency_bucket_index latency_bucket_count",
+               "cpu_samples": "utilization_pct interval_ms",
+               "port_samples": "link_speed_bps rx_bytes tx_bytes rx_frames tx_frames rx_errors tx_errors interrupts "
+                               "interval_ms",
+               "run_events": "links"}[table].split()
+    queue = f"{table}_queue"
+    for column in columns:
+        bare = re.findall(rf"(?<![\w.]){column}\b", text)
+        assert not bare, f"{fragment}: {column} without {queue}."
+        assert f"{queue}.{column}" in text, column
