@@ -1,8 +1,10 @@
 """private_server: a ClickHouse server process of the test's own (state directory under tmp_path, free ports),
-configured but not started. It shares nothing with the stack's ClickHouse."""
+configured but not started; module_private_server: the same, shared by a module's tests. It shares nothing with the
+stack's ClickHouse."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import secrets
 import socket
@@ -24,8 +26,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def private_server(tmp_path: Path):
+@contextlib.contextmanager
+def scratch_server(tmp_path: Path):
+    """A configured, not started ClickHouse server of its own under ``tmp_path``: (component, process spec); stopped
+    on exit. For a fixture of any scope."""
     home = tmp_path / "home"
     home.mkdir()
     (home / "venv").symlink_to(Path(sys.prefix))  # settings.venv_python lives under home
@@ -40,5 +44,20 @@ def private_server(tmp_path: Path):
     (spec,) = comp.processes()
     spec = dataclasses.replace(spec, env={**spec.env, "TZ": "America/New_York"})
     comp.processes = lambda: [spec]  # type: ignore[method-assign]
-    yield comp, spec
-    process.stop(spec)
+    try:
+        yield comp, spec
+    finally:
+        process.stop(spec)
+
+
+@pytest.fixture
+def private_server(tmp_path: Path):
+    with scratch_server(tmp_path) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def module_private_server(tmp_path_factory):
+    """private_server shared by a module's tests."""
+    with scratch_server(tmp_path_factory.mktemp("clickhouse")) as server:
+        yield server
