@@ -176,11 +176,9 @@ def fault_free(stack) -> dict:
     return out
 
 
-#: Open in issue 17. Kafka: the 1 min rollups of the steps whose samples the producer held through the outage
-#: get no row (the 1 s and 10 s rollups and the step rows are exact). JobManager: fresh rows 31-35 s after the
-#: kill (restart and job resubmission ~23-27 s), over the 30 s bound.
-OPEN = {"kafka": "1 min rollups of the steps delivered after the outage stay missing",
-        "flink-jobmanager": "fresh rows 31-35 s after the kill, over the 30 s bound"}
+#: Open in issue 17. JobManager: fresh rows 31-35 s after the kill (restart and job resubmission ~23-27 s), over
+#: the 30 s bound.
+OPEN = {"flink-jobmanager": "fresh rows 31-35 s after the kill, over the 30 s bound"}
 
 
 @pytest.mark.parametrize("fault", [pytest.param(f, marks=pytest.mark.xfail(reason=OPEN[f], strict=False))
