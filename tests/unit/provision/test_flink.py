@@ -107,15 +107,16 @@ def test_configure_submits_only_jobs_that_are_not_active(tmp_path, monkeypatch):
     _current_jar(c, monkeypatch, tmp_path)
     calls: list[str] = []
     monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
-    monkeypatch.setattr(c, "submit", lambda job: calls.append(job.name))
+    monkeypatch.setattr(c, "upload_jar", lambda: "jar")
+    monkeypatch.setattr(c, "submit", lambda job, jar_id=None: calls.append(job.name))
 
     overview = _overview(**{"ioscale-sample-monitor": "RUNNING", "ioscale-analytics": "RUNNING"})
     monkeypatch.setattr(c, "_rest", lambda method, path, **kw: overview)
-    c.configure()
+    c.submit_jobs()
     assert calls == []  # running jobs: neither Maven nor a submission
 
     overview = _overview(**{"ioscale-sample-monitor": "FAILED", "ioscale-analytics": "RUNNING", "other": "RUNNING"})
-    c.configure()
+    c.submit_jobs()
     assert calls == ["build", "ioscale-sample-monitor"]
 
 
@@ -156,23 +157,25 @@ def test_configure_redeploys_a_running_job_whose_settings_changed(tmp_path, monk
         c._record_deployment(jobs[name], f"id-{name}")
     calls: list = []
     monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
-    monkeypatch.setattr(c, "redeploy", lambda job, job_id, reasons: calls.append((job.name, job_id, reasons)))
-    monkeypatch.setattr(c, "submit", lambda job: calls.append(job.name))
+    monkeypatch.setattr(c, "redeploy",
+                        lambda job, job_id, reasons, jar_id=None: calls.append((job.name, job_id, reasons)))
+    monkeypatch.setattr(c, "submit", lambda job, jar_id=None: calls.append(job.name))
+    monkeypatch.setattr(c, "upload_jar", lambda: "jar")
     overview = _overview(**{name: "RUNNING" for name in jobs})
     monkeypatch.setattr(c, "_rest", lambda method, path, **kw: overview)
-    c.configure()
+    c.submit_jobs()
     assert calls == []
 
     from ioscale.provision import analytics_config
     analytics_config.save(c.settings.home, {"slo": "p99.999 < 2 ms"})
-    c.configure()
+    c.submit_jobs()
     assert calls == ["build", ("ioscale-analytics", "id-ioscale-analytics", ["arguments changed: slo"])]
 
     calls.clear()
     jar.write_bytes(b"PK rebuilt by mvn package")  # e.g. a developer's build: both runs are out of date
-    c.configure()
-    assert [x[0] for x in calls[1:]] == ["ioscale-sample-monitor", "ioscale-analytics"]
-    assert calls[1][2] == ["the job jar was rebuilt"]
+    c.submit_jobs()
+    assert [x[0] for x in calls[1:]] == ["ioscale-analytics", "ioscale-sample-monitor"]
+    assert calls[2][2] == ["the job jar was rebuilt"]
 
 
 def _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok: bool):
@@ -199,7 +202,7 @@ def _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok: bool):
 
     monkeypatch.setattr(c, "_rest", fake_rest)
     monkeypatch.setattr(flink.time, "sleep", lambda s: None)
-    monkeypatch.setattr(c, "submit", lambda job, restore=None: submitted.append(restore) or "j2")
+    monkeypatch.setattr(c, "submit", lambda job, restore=None, jar_id=None: submitted.append(restore) or "j2")
     return calls, submitted, old_sp, new_sp
 
 
@@ -368,6 +371,46 @@ def test_submit_replaces_old_uploads_and_runs_the_entry_class(tmp_path, monkeypa
     assert c.submit(StreamJob("n", "E", ("--a", "1"))) == "j1"
     assert calls == [("GET", "/jars"), ("DELETE", "/jars/old_ioscale-stream-jobs.jar"), ("POST", "/jars/upload"),
                      ("POST", "/jars/new_ioscale-stream-jobs.jar/run"), ("GET", "/jobs/j1"), ("GET", "/jobs/j1")]
+
+
+def test_configure_uploads_the_jar_once_and_submits_the_analytics_job_first(tmp_path, monkeypatch):
+    # After a JobManager crash both jobs are resubmitted: one upload, and the job users wait for goes first.
+    c = _component(tmp_path)
+    jar = tmp_path / "ioscale-stream-jobs.jar"
+    jar.write_bytes(b"PK")
+    monkeypatch.setattr(FlinkJobs, "job_jar", property(lambda self: jar))
+    monkeypatch.setattr(FlinkJobs, "build_job_jar", lambda self: None)
+    monkeypatch.setattr(flink, "jar_is_stale", lambda jar, project: False)
+    monkeypatch.setattr(flink.time, "sleep", lambda s: None)
+    calls: list[tuple[str, str]] = []
+    runs: list[str] = []
+
+    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+        calls.append((method, path))
+        if path == "/jobs/overview":
+            return {"jobs": []}
+        if path == "/jars":
+            return {"files": []}
+        if path == "/jars/upload":
+            return {"filename": "/u/a_ioscale-stream-jobs.jar"}
+        if path.endswith("/run"):
+            runs.append(kw["json"]["entryClass"])
+            return {"jobid": f"j{len(runs)}"}
+        polls[path] = polls.get(path, 0) + 1
+        deployed = polls[path] > 2  # the job runs at once, its tasks a few polls later
+        return {"state": "RUNNING", "vertices": [{"status": "RUNNING"}, {"status": "RUNNING" if deployed else
+                                                                          "INITIALIZING"}]}
+
+    polls: dict[str, int] = {}
+    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(c, "processes", lambda: [])
+    c.submit_jobs()
+    assert calls.count(("POST", "/jars/upload")) == 1
+    assert runs == ["io.ioscale.jobs.AnalyticsJob", "io.ioscale.jobs.SampleMonitorJob"]
+    # the monitor's tasks start once the analytics job's all run (they would compete with its restore)
+    monitor_run = calls.index(("POST", "/jars/a_ioscale-stream-jobs.jar/run"), calls.index(
+        ("POST", "/jars/a_ioscale-stream-jobs.jar/run")) + 1)
+    assert calls[:monitor_run].count(("GET", "/jobs/j1")) == 3
 
 
 def test_submit_reports_the_root_cause_of_a_failed_job(tmp_path, monkeypatch):

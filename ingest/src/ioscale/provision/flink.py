@@ -73,12 +73,8 @@ def checkpoint_dir(settings: StackSettings, job_name: str) -> Path:
 def stream_jobs(settings: StackSettings) -> list[StreamJob]:
     """The jobs the local stack runs, with arguments pointing at the local services."""
     analytics_checkpoints = checkpoint_dir(settings, ANALYTICS_JOB)
+    # The analytics job first: after a JobManager crash its results are what users wait for.
     return [
-        StreamJob(
-            name=SAMPLE_MONITOR_JOB,
-            entry_class="io.ioscale.jobs.SampleMonitorJob",
-            program_args=("--kafka-bootstrap", settings.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
-        ),
         StreamJob(
             name=ANALYTICS_JOB,
             entry_class="io.ioscale.jobs.AnalyticsJob",
@@ -93,6 +89,11 @@ def stream_jobs(settings: StackSettings) -> list[StreamJob]:
                 *analytics_config.program_args(analytics_config.load(settings.home)),
             ),
             checkpoint_dir=analytics_checkpoints,
+        ),
+        StreamJob(
+            name=SAMPLE_MONITOR_JOB,
+            entry_class="io.ioscale.jobs.SampleMonitorJob",
+            program_args=("--kafka-bootstrap", settings.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
         ),
     ]
 
@@ -184,6 +185,7 @@ class FlinkJobs(FlinkComponent):
     jobs_project = Subpath("settings.repo", "stream-jobs")
     job_jar = Subpath("jobs_project", "target", JOB_JAR_NAME)
     build_log = Subpath("settings.log_dir", "flink-jobs-build.log")
+    _ready_timeout_s = 120.0  # wait_ready's, for the TaskManager that configure awaits
 
     # -- REST: one job ---------------------------------------------------------------------------------
     def job_state(self, job_id: str) -> str:
@@ -194,11 +196,33 @@ class FlinkJobs(FlinkComponent):
         vertices = self._rest("GET", f"/jobs/{job_id}").get("vertices", [])
         return sum(int(v.get("metrics", {}).get(m, 0) or 0) for v in vertices for m in ("read-records", "write-records"))
 
+    def wait_tasks_running(self, job_id: str, timeout_s: float) -> None:
+        """Until every task of ``job_id`` runs (restored, sources reading); a job still short of that after
+        ``timeout_s`` is left to go on (its state is Flink's to report), with a warning."""
+        def running() -> bool:
+            vertices = self._rest("GET", f"/jobs/{job_id}").get("vertices", [])
+            return bool(vertices) and all(v.get("status") in {"RUNNING", "FINISHED"} for v in vertices)
+        try:
+            self.wait_for(f"the tasks of job {job_id} running", running, timeout_s, interval_s=0.25)
+        except StackError as e:
+            self.ui.warn(f"{self.name}: {e}")
+
     def cancel(self, job_id: str) -> None:
         self._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
 
-    # -- configure: build and submit jobs ----------------------------------------------------------
+    # -- readiness: the TaskManager is awaited in configure ---------------------------------------------
+    def wait_ready(self, timeout_s: float) -> None:
+        """The JobManager's REST API answering. The TaskManager registers meanwhile (~2 s after a restart):
+        ``configure`` uploads the jar and submits while it does, and waits for it before it returns."""
+        self._ready_timeout_s = timeout_s
+        self.wait_for("the JobManager's REST API (/overview)", lambda: "taskmanagers" in self.overview(), timeout_s)
+
     def configure(self) -> None:
+        self.submit_jobs()
+        super().wait_ready(self._ready_timeout_s)
+
+    # -- configure: build and submit jobs ----------------------------------------------------------
+    def submit_jobs(self) -> None:
         overview = self._rest("GET", "/jobs/overview")
         states, ids = job_states(overview), active_job_ids(overview)
         wanted = stream_jobs(self.settings)
@@ -218,10 +242,15 @@ class FlinkJobs(FlinkComponent):
         if to_submit or to_redeploy:
             # Only now: a job that is current keeps its jar, so `up` on a running stack never waits for Maven.
             self.build_job_jar()
-        for job in to_submit:
-            self.submit(job)
+        jar_id = self.upload_jar() if to_submit or to_redeploy else None
+        for i, job in enumerate(to_submit):
+            job_id = self.submit(job, jar_id=jar_id)
+            if i + 1 < len(to_submit):
+                # The next job's tasks would start beside these, restoring and catching up: on 2 cores that
+                # delays the analytics job's first fresh row by seconds.
+                self.wait_tasks_running(job_id, timeout_s=60.0)
         for job, job_id, reasons in to_redeploy:
-            self.redeploy(job, job_id, reasons)
+            self.redeploy(job, job_id, reasons, jar_id=jar_id)
 
     # -- redeploy: stop with a savepoint, resubmit restoring it -----------------------------------------
     def _deployment_file(self, job_name: str) -> Path:
@@ -239,7 +268,7 @@ class FlinkJobs(FlinkComponent):
         write_atomic(path, json.dumps({"job_id": job_id, "program_args": list(job.program_args),
                                        "jar_sha256": file_sha256(self.job_jar)}, indent=1))
 
-    def redeploy(self, job: StreamJob, job_id: str, reasons: list[str]) -> str:
+    def redeploy(self, job: StreamJob, job_id: str, reasons: list[str], jar_id: str | None = None) -> str:
         """Replace the active run ``job_id`` of ``job``: stop it with a savepoint, submit the new jar and
         arguments restoring that savepoint. If the savepoint fails, the run is cancelled and the new one
         restores the newest retained checkpoint instead (``submit``'s default)."""
@@ -252,7 +281,7 @@ class FlinkJobs(FlinkComponent):
             self._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
             self._wait_job_ended(job_id)
             savepoint = None
-        new_id = self.submit(job, restore=savepoint)
+        new_id = self.submit(job, restore=savepoint, jar_id=jar_id)
         if savepoint is not None:  # older savepoints of this job are superseded by the run restoring this one
             for old in savepoint.parent.glob("savepoint-*"):
                 if old != savepoint:
@@ -307,8 +336,19 @@ class FlinkJobs(FlinkComponent):
         if not self.job_jar.exists():
             raise StackError(self.name, f"the build finished but {self.job_jar} is missing", str(self.build_log))
 
-    def submit(self, job: StreamJob, running_timeout_s: float = 90.0, restore: Path | None = None) -> str:
-        """Upload the jar (replacing earlier uploads of it) and run ``job``; wait until it is RUNNING.
+    def upload_jar(self) -> str:
+        """Upload the job jar, replacing earlier uploads of it; returns its id for ``submit``."""
+        for old in self._rest("GET", "/jars").get("files", []):
+            if old.get("name") == JOB_JAR_NAME:
+                self._rest("DELETE", f"/jars/{old['id']}")
+        with open(self.job_jar, "rb") as f:
+            uploaded = self._rest("POST", "/jars/upload", timeout_s=SUBMIT_TIMEOUT_S,
+                                  files={"jarfile": (JOB_JAR_NAME, f, "application/x-java-archive")})
+        return Path(uploaded["filename"]).name
+
+    def submit(self, job: StreamJob, running_timeout_s: float = 90.0, restore: Path | None = None,
+               jar_id: str | None = None) -> str:
+        """Run ``job`` from the uploaded jar ``jar_id`` (uploaded now if None); wait until it is RUNNING.
 
         The run restores ``restore`` (a savepoint) if given, else, for a job with a checkpoint directory, its
         newest complete checkpoint; if the restore fails, it is started fresh (from its committed Kafka
@@ -316,13 +356,7 @@ class FlinkJobs(FlinkComponent):
         """
         t0 = time.monotonic()
         self.ui.step(f"{self.name}: submitting {job.name}")
-        for old in self._rest("GET", "/jars").get("files", []):
-            if old.get("name") == JOB_JAR_NAME:
-                self._rest("DELETE", f"/jars/{old['id']}")
-        with open(self.job_jar, "rb") as f:
-            uploaded = self._rest("POST", "/jars/upload", timeout_s=SUBMIT_TIMEOUT_S,
-                                  files={"jarfile": (JOB_JAR_NAME, f, "application/x-java-archive")})
-        jar_id = Path(uploaded["filename"]).name
+        jar_id = jar_id or self.upload_jar()
         restore = restore or latest_checkpoint(job.checkpoint_dir)
         restored = restore  # what the running job actually came from
         if restore is not None:
