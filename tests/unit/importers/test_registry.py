@@ -20,7 +20,7 @@ from ioscale.importers.common import (
 
 
 def test_registry_names():
-    assert set(IMPORTERS) == {"diskspd", "vmfleet", "fio", "fio-hist", "iometer"}
+    assert set(IMPORTERS) == {"diskspd", "vmfleet", "fio", "fio-hist", "iometer", "iperf3"}
 
 
 def test_unknown_tool_is_a_usage_error(kit):

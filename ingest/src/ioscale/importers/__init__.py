@@ -13,6 +13,7 @@ vmfleet    a VMFleet result directory (or its XMLs)   one step per sweep point, 
 fio        fio ``json`` / ``json+`` output            IoSample per job/direction (percentiles, json+ hist)
 fio-hist   fio histogram logs (+ the run's fio JSON)  IoSample per logged interval with its histogram
 iometer    Iometer results CSV                        step per 'Results block, IoSample per target, CPU
+iperf3     iperf3 ``-J`` / ``--json-stream`` output   step per test, PortSample per interval and stream
 =========  =========================================  ====================================================
 
 The run id is derived from the files' content unless given, so importing the same files twice yields the
@@ -36,6 +37,7 @@ from ioscale.importers.diskspd import import_diskspd
 from ioscale.importers.fio import import_fio
 from ioscale.importers.fio_hist import import_fio_hist
 from ioscale.importers.iometer import import_iometer
+from ioscale.importers.iperf3 import import_iperf3
 from ioscale.importers.sweeps import AXIS_NAMES, split_sweeps
 from ioscale.importers.vmfleet import import_vmfleet
 
@@ -48,6 +50,7 @@ IMPORTERS: dict[str, Importer] = {
     "fio": import_fio,
     "fio-hist": import_fio_hist,
     "iometer": import_iometer,
+    "iperf3": import_iperf3,
 }
 
 #: Files taken from a directory argument, per tool.
@@ -57,6 +60,7 @@ DIRECTORY_SUFFIXES: dict[str, tuple[str, ...]] = {
     "fio": (".json",),
     "fio-hist": (".log", ".json"),
     "iometer": (".csv",),
+    "iperf3": (".json",),
 }
 
 #: Larger inputs are refused rather than read into memory (a results file is megabytes at most).
