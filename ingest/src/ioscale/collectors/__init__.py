@@ -1,4 +1,4 @@
-"""Live collectors: sample the running machine (Linux counters) or drive a tool (fio) and emit records.
+"""Live collectors: sample the running machine (Linux counters) or drive a tool (fio, iperf3) and emit records.
 
 Every collector takes a ``producer_like`` (anything with ``send(topic, record)``; ``TelemetryProducer``
 in production, a list-backed fake in tests) so the sampling logic is testable without Kafka.
