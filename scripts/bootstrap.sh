@@ -2,7 +2,7 @@
 # Prepares a fresh machine for ioscale: Debian packages the tests need, and the Python 3.11 venv
 # with the pinned dependencies. Safe to re-run: each step is skipped when already done.
 #   scripts/bootstrap.sh          runtime only: ioscale with the `stack` extra (the ClickHouse engine)
-#   scripts/bootstrap.sh --test   also what the test suite needs (fio, docker-compose, pytest)
+#   scripts/bootstrap.sh --test   also what the test suite needs (fio, iperf3, docker-compose, pytest)
 # A host that only collects or imports needs no engine: pip install -r ingest/requirements.lock, then
 # pip install --no-deps -e ingest.
 set -euo pipefail
@@ -32,6 +32,8 @@ done
 apt_pkgs=()
 if (( want_test )); then
   command -v fio >/dev/null || apt_pkgs+=(fio)
+  # iperf3 for `ioscale run iperf3` and its tests; noninteractive keeps its debconf default: no daemon on 5201.
+  command -v iperf3 >/dev/null || apt_pkgs+=(iperf3)
   command -v docker-compose >/dev/null || apt_pkgs+=(docker-compose)
   # The dashboard test drives Debian's chromium through playwright (no browser download).
   [[ -x /usr/bin/chromium ]] || apt_pkgs+=(chromium)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ioscale.cli import run_iperf3
 from ioscale.cli.analyze import analyze_run
 from ioscale.cli.endpoints import add_producer_args, make_producer
 from ioscale.errors import ExitStatus, IoscaleError
@@ -80,8 +81,15 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     from ioscale.importers import import_runs
 
+    if args.link_speed and args.tool != "iperf3":
+        raise run_iperf3.UsageError(f"--link-speed applies to iperf3 files, not {args.tool}", "leave it out")
     runs = import_runs(args.tool, [Path(p) for p in args.files], run_id=args.run_id, start_ms=args.start_ms,
                        sweep_axis=args.sweep_axis, one_run=args.one_run)
+    if args.link_speed:
+        from ioscale.importers.iperf3 import apply_link_speed
+
+        for r in runs:
+            apply_link_speed(r, args.link_speed)
     issues = [i for r in runs for i in r.errors]
     for issue in issues:
         print(f"{issue}", file=sys.stderr)
@@ -157,6 +165,10 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    if args.tool == "iperf3":
+        return run_iperf3.cmd(args)
+    if not args.jobfiles:
+        raise run_iperf3.UsageError("fio needs at least one job file", "ioscale run fio JOBFILE... [-- FIO_OPTION...]")
     from pathlib import Path
 
     from ioscale.collectors.fio_runner import (fio_report_run, new_run_id, report_run_id, report_totals, run_fio,
@@ -214,6 +226,8 @@ def add_import_parser(sub: argparse._SubParsersAction) -> None:
                                       "several sweeps, the start of each sweep's run id and their sweep_group")
     imp.add_argument("--start-ms", type=int, help="start time (epoch ms) for files that carry none")
     imp.add_argument("--dry-run", action="store_true", help="parse and report only, send nothing")
+    imp.add_argument("--link-speed", type=run_iperf3.link_speed, metavar="RATE",
+                     help="iperf3: line rate of the NIC the tests ran on, e.g. 10G (the files do not say it)")
     imp.add_argument("--analyze", action="store_true",
                      help="then analyse each run in Flink (scaling curve, saturation, alerts): see `ioscale analyze`")
     runs = imp.add_mutually_exclusive_group()
@@ -263,7 +277,8 @@ def add_collect_parser(sub: argparse._SubParsersAction) -> None:
 def add_run_parser(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser(
         "run", help="run a load generator and stream its per-interval results live",
-        usage="ioscale run fio JOBFILE... [options] [-- FIO_OPTION...]",
+        usage="ioscale run fio JOBFILE... [options] [-- FIO_OPTION...]\n"
+              "       ioscale run iperf3 [--server HOST] [--sweep parallel=1,2,4,8] [options] [-- IPERF3_OPTION...]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run fio on the job files, streaming a sample per second, job and direction while it runs.\n"
                     "Prints the run id and its live dashboard first; keeps every step's job file, fio's final\n"
@@ -272,17 +287,24 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
         epilog="Everything after -- goes to fio verbatim, before the job files, e.g.\n"
                "  ioscale run fio job.fio --sweep iodepth=1,4,16 -- --direct=0 --size=64m\n"
                "fio treats such options as defaults: a setting the job file makes itself wins (ioscale warns\n"
-               "when fio ignored one). --output, --output-format and --status-interval are ioscale's.")
-    run.add_argument("tool", choices=["fio"])
-    run.add_argument("jobfiles", nargs="+", metavar="JOBFILE")
-    run.add_argument("--sweep", help="run the jobs once per value: iodepth=1,2,4 | numjobs=1,2 | bs=4k,8k")
+               "when fio ignored one). --output, --output-format and --status-interval are ioscale's.\n\n"
+               "iperf3: the client runs once per step against --server (or a server it starts on 127.0.0.1),\n"
+               "one PortSample per interval and stream, e.g.\n"
+               "  ioscale run iperf3 --server 10.0.0.2 --sweep parallel=1,2,4,8 --link-speed 10G -- -O 2\n"
+               "Options after -- go to the iperf3 client (-u -b 1G, -R, --bidir, -C bbr, --get-server-output).")
+    run.add_argument("tool", choices=["fio", "iperf3"])
+    run.add_argument("jobfiles", nargs="*", metavar="JOBFILE", help="fio job files")
+    run.add_argument("--sweep", help="run once per value: fio iodepth=1,2,4 | numjobs=1,2 | bs=4k,8k; "
+                                     "iperf3 parallel=1,2,4,8 | length=64K,128K")
     run.add_argument("--run-id", help="default: generated (fio-live-...)")
     run.add_argument("--out-dir", help="run directory for fio's reports (default: ./ioscale-runs/RUN_ID); "
                                        "must be new or empty")
     run.add_argument("--vm", help="VM name when running inside a VM")
-    run.add_argument("--status-interval-s", type=int, default=1)
+    run.add_argument("--status-interval-s", type=int, default=1, help="seconds per sample (fio --status-interval, "
+                                                                       "iperf3 -i)")
     run.add_argument("--fio", default="fio", help="the fio executable (default: fio on PATH)")
     run.add_argument("--analyze", action="store_true",
                      help="then analyse fio's reports in Flink for `ioscale sql compare_runs` (see `ioscale analyze`)")
+    run_iperf3.add_arguments(run)
     add_producer_args(run)
     run.set_defaults(func=_cmd_run, fio_args=[])
