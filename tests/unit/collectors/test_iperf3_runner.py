@@ -67,7 +67,7 @@ def test_sweep_of_parallel_streams_against_a_local_server(tmp_path, producer):
     started, ended = events[5], events[6]
     assert started["load"]["workers_per_target"] == ended["load"]["workers_per_target"] == 4
     assert started["step_label"] == ended["step_label"] == "TCP 4 streams -b 50M"
-    assert ended["links"] == [{"host": "h1", "port_id": "127.0.0.1", "kind": "NIC", "speed_bps": 10_000_000_000,
+    assert ended["links"] == [{"host": "h1", "port_id": "127.0.0.1/client", "kind": "NIC", "speed_bps": 10_000_000_000,
                                "payload_bytes_per_s": 0, "full_duplex": True}]
     assert "iperf3_client_cpu_total_pct" in ended["tags"] and ended["tags"]["sweep_value"] == "4"
     assert events[0]["tags"]["iperf3_output"] == "json (at each step's end)"

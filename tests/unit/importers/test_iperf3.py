@@ -173,6 +173,11 @@ def test_client_and_server_of_one_test_are_one_step_with_both_sides(kit):
     received = sum(s["rx_bytes"] for s in rows if s["tags"]["iperf3_role"] == "server")
     assert sent == client["end"]["sum_sent"]["bytes"] and received == server["end"]["sum_received"]["bytes"]
     assert len(_streams(r)) == 2 * 3 * 2  # 2 sides x 3 intervals x 2 streams
+    # Both sides ran on host "vm" over 127.0.0.1: one port each, one whole-port row per interval, so a port's rate
+    # (bytes over the rows' summed intervals, as port_utilization.sql and the Flink job compute it) is not halved.
+    assert {s["host"] for s in rows} == {"vm"}
+    assert sorted({s["port_id"] for s in rows}) == ["127.0.0.1/client", "127.0.0.1/server"]
+    assert [len([s for s in rows if s["port_id"] == p]) for p in ("127.0.0.1/client", "127.0.0.1/server")] == [3, 3]
     # CPU: the client's own figures and what it heard of the server's; the server agrees on its own
     cpu = client["end"]["cpu_utilization_percent"]
     assert step["tags"]["iperf3_client_cpu_total_pct"] == repr(cpu["host_total"])

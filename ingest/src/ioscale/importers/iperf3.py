@@ -15,7 +15,8 @@ Layouts handled (iperf3 ``iperf_api.c`` JSON output, 3.0 to 3.14 seen in real fi
   those fields are not read. Numbers may be printed with ``%g`` (``9.50062e+08``).
 
 Mapping (schema/port_sample.avsc, kind NIC): the port is the local address the test used (``connected``
-``local_host``; iperf3 names no interface, so none is invented), on the host iperf3 ran on (the node name in
+``local_host``; iperf3 names no interface, so none is invented; a test to itself over loopback adds the side,
+``127.0.0.1/client``, so the two sides are not one port), on the host iperf3 ran on (the node name in
 ``system_info``, which is uname's ``sysname nodename release ...``). Per interval and stream one PortSample with
 ``queue`` = the stream's index (a TCP or UDP flow, like an RSS queue, carries a share of the port), and one
 whole-port PortSample (``queue = -1``) with the sum over the streams, which equals iperf3's own ``sum`` line(s).
@@ -141,8 +142,23 @@ class Iperf3Doc:
         return ""
 
     @property
+    def remote_host(self) -> str:
+        conns = self.start.get("connected")
+        if isinstance(conns, list):
+            for c in conns:
+                if isinstance(c, dict) and c.get("remote_host"):
+                    return str(c["remote_host"])
+        return ""
+
+    @property
     def port_id(self) -> str:
-        return self.local_host or "unknown"
+        """The local address; a test to itself (loopback) names the side too, since both sides' samples would
+        otherwise be one port's, each interval counted twice in the port's rate."""
+        if not self.local_host:
+            return "unknown"
+        if self.local_host == self.remote_host:
+            return f"{self.local_host}/{self.role}"
+        return self.local_host
 
     def default_sender(self) -> bool:
         """Direction of a stream whose interval has no ``sender`` flag (iperf3 < 3.7): a client sends unless -R."""
