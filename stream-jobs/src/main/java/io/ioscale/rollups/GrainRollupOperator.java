@@ -230,10 +230,10 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
         long now = getProcessingTimeService().getCurrentProcessingTime();
         long due;
         if (now > endMs + early.delayMs() + EarlyFiring.HORIZON_MS) {
-            // Not live (a backlog after an outage or a restore, a run stamped in the past): the watermark closes it
-            // soon, unless the topics go quiet right after the backlog (its run ended meanwhile). One check after
-            // QUIET_MS shows the coarser windows it left open then (showQuietCoarseWindows); its own windows are not
-            // shown early (onProcessingTime tells them by the timer's time).
+            // Not live (a backlog after an outage or a restore, samples sent at a step's end, a run stamped in the
+            // past): the watermark closes it soon, unless the topics go quiet right after the backlog (its run
+            // ended meanwhile). One check QUIET_MS later shows what the watermark left open then, this window and
+            // the coarser ones (showQuietCoarseWindows); what it closed meanwhile is not shown twice.
             due = now + EarlyFiring.QUIET_MS;
         } else {
             due = Math.max(endMs + early.delayMs(), now + early.settleMs());
@@ -312,9 +312,6 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                 continue;
             }
             long due = w.startMs[i] + w.lengthMs[i] + early.delayMs();
-            if (due <= now && timer.getTimestamp() > due + EarlyFiring.HORIZON_MS + early.settleMs()) {
-                continue; // a backlog's window (its timer is scheduleEarly's quiet check): the watermark closes it
-            }
             if (due <= now) {
                 w.shown[i] = true;
                 emit(w.lengthMs[i], w.startMs[i], w.accumulator(i), true);
