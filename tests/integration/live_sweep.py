@@ -36,9 +36,9 @@ class Oracle:
     port: dict = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # step -> samples, rx bytes
 
 
-def first_run_batches(seed: int, start_ms: int, mode: str = "fast"):
+def first_run_batches(seed: int, start_ms: int, mode: str = "fast", step_s: int = STEP_S, ramp_s: int = RAMP_S):
     """The batches of the scenario's first run (the engine goes on with the study's other runs)."""
-    engine = make_engine(SCENARIO, seed=seed, start_ms=start_ms, step_s=STEP_S, ramp_s=RAMP_S)
+    engine = make_engine(SCENARIO, seed=seed, start_ms=start_ms, step_s=step_s, ramp_s=ramp_s)
     first = None
     for batch in paced(engine, mode):
         first = first or batch.run_key
@@ -47,9 +47,9 @@ def first_run_batches(seed: int, start_ms: int, mode: str = "fast"):
         yield batch
 
 
-def oracle(seed: int, start_ms: int) -> Oracle:
+def oracle(seed: int, start_ms: int, step_s: int = STEP_S, ramp_s: int = RAMP_S) -> Oracle:
     o = Oracle()
-    for batch in first_run_batches(seed, start_ms):
+    for batch in first_run_batches(seed, start_ms, "fast", step_s, ramp_s):
         for topic, r in batch.records:
             o.records[topic] += 1
             o.run_id = o.run_id or r["run_id"]
@@ -73,12 +73,12 @@ def oracle(seed: int, start_ms: int) -> Oracle:
 class LiveSweep(threading.Thread):
     """Streams the first run in real time from now (the next whole second); ``error`` holds what stopped it."""
 
-    def __init__(self, stack, seed: int):
+    def __init__(self, stack, seed: int, step_s: int = STEP_S, ramp_s: int = RAMP_S):
         super().__init__(name=f"live-sweep-{seed}", daemon=True)
         now_ms = int(time.time() * 1000)
         self.start_ms = now_ms - now_ms % 1000 + 1000
-        self.seed = seed
-        self.oracle = oracle(seed, self.start_ms)
+        self.seed, self.step_s, self.ramp_s = seed, step_s, ramp_s
+        self.oracle = oracle(seed, self.start_ms, step_s, ramp_s)
         self.producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5},
                                           status=lambda line: print(f"[sweep {seed}] {line}", flush=True))
         self.error: BaseException | None = None
@@ -94,7 +94,7 @@ class LiveSweep(threading.Thread):
     def run(self) -> None:
         try:
             time.sleep(max(0.0, self.start_ms / 1000 - time.time()))
-            for batch in first_run_batches(self.seed, self.start_ms, "realtime"):
+            for batch in first_run_batches(self.seed, self.start_ms, "realtime", self.step_s, self.ramp_s):
                 for topic, record in batch.events:
                     self.producer.send(topic, record)
                 if batch.blocks:
