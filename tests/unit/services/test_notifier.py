@@ -114,3 +114,50 @@ def test_follower_reports_each_bad_message_once_with_its_offset_and_goes_on(caps
     assert "JSON number, not" in err[3] and "JSON null, not" in err[4] and "no value" in err[5]
     assert "without alert_id" in err[6] and "version 'x' is not an integer" in err[7] and "not JSON" in err[8]
     assert "not JSON (NaN is not a JSON value" in err[9]
+
+
+def test_a_watcher_without_kafka_says_so_every_few_seconds_not_twice_a_second(capfd):
+    """A real consumer against a port nothing listens on: librdkafka's own log (a line per failed connection,
+    twice a second, straight to fd 2) stays off; the watcher's status line comes after STATUS_AFTER_S, then every
+    STATUS_EVERY_S."""
+    import socket
+
+    from ioscale.services.notifier import watch
+    from ioscale.wire.producer import STATUS_AFTER_S, STATUS_EVERY_S
+
+    with socket.socket() as s:  # a port that was free a moment ago: connections are refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    seconds = STATUS_AFTER_S + STATUS_EVERY_S + 2
+    watch(f"127.0.0.1:{port}", Notifier(io.StringIO()), max_seconds=seconds)
+    err = capfd.readouterr().err.splitlines()
+    assert [line for line in err if "rdkafka" in line or "Connect to" in line and "[notifier]" not in line] == []
+    status = [line for line in err if line.startswith(f"[notifier] Kafka at 127.0.0.1:{port} unreachable for ")]
+    assert len(status) == 2, err
+    assert "Connection refused" in status[0] and status[0].endswith("waiting for alerts once it is back")
+
+
+def test_kafka_back_is_said_once_after_a_spell_was_reported():
+    from confluent_kafka import KafkaError
+
+    from ioscale.services.notifier import KafkaReach
+
+    now = [100.0]
+    err = io.StringIO()
+    reach = KafkaReach("127.0.0.1:9092", err, clock=lambda: now[0])
+    reach.on_error(KafkaError(KafkaError._TRANSPORT, "127.0.0.1:9092/bootstrap: Connect to ipv4#127.0.0.1:9092 "
+                                                     "failed: Connection refused"))
+    for t in (101.0, 102.5, 105.0, 107.4, 107.6):
+        now[0] = t
+        reach.tick()
+    down = {"brokers": {"b": {"state": "TRY_CONNECT"}}}
+    reach.on_stats(json.dumps(down))
+    now[0] = 110.0
+    reach.on_stats(json.dumps({"brokers": {"b": {"state": "UP"}}}))
+    reach.on_stats(json.dumps({"brokers": {"b": {"state": "UP"}}}))
+    assert err.getvalue().splitlines() == [
+        "[notifier] Kafka at 127.0.0.1:9092 unreachable for 2 s (Connect to ipv4#127.0.0.1:9092 failed: Connection "
+        "refused); waiting for alerts once it is back",
+        "[notifier] Kafka at 127.0.0.1:9092 unreachable for 8 s (Connect to ipv4#127.0.0.1:9092 failed: Connection "
+        "refused); waiting for alerts once it is back",
+        "[notifier] Kafka at 127.0.0.1:9092 reachable again after 10 s"]

@@ -15,8 +15,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 import requests
+from confluent_kafka import KafkaError
 
 from ioscale.wire import topics
+from ioscale.wire.producer import STATUS_AFTER_S, STATUS_EVERY_S, UNREACHABLE_ERRORS
 
 if TYPE_CHECKING:
     from confluent_kafka import Message
@@ -111,23 +113,66 @@ class Notifier:
         return self.handle(msg.value(), f"{msg.topic()} partition {msg.partition()} offset {msg.offset()}")
 
 
+class KafkaReach:
+    """Whether the watcher reaches Kafka, said once every STATUS_EVERY_S while it does not, and once when it is
+    back: librdkafka's own log says it twice a second (a line per failed connection), so it is off, and its
+    errors and statistics (a broker UP) tell the spell's start and end instead."""
+
+    def __init__(self, bootstrap: str, err: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
+        self.bootstrap, self.err, self.clock = bootstrap, err or sys.stderr, clock
+        self.since: float | None = None
+        self.error = ""
+        self.next_status = 0.0
+        self.lines = 0
+
+    def on_error(self, e: KafkaError) -> None:
+        if e.code() not in UNREACHABLE_ERRORS:
+            print(f"[notifier] Kafka error: {e.str()}", file=self.err, flush=True)
+            return
+        if e.code() != KafkaError._ALL_BROKERS_DOWN or not self.error:  # "1/1 brokers are down" says less
+            self.error = e.str().split(": ", 1)[-1]
+        if self.since is None:
+            self.since = self.clock()
+            self.next_status = self.since + STATUS_AFTER_S
+
+    def on_stats(self, text: str) -> None:
+        if self.since is not None and any(b.get("state") == "UP" for b in json.loads(text).get("brokers", {}).values()):
+            if self.lines:
+                print(f"[notifier] Kafka at {self.bootstrap} reachable again after {self.clock() - self.since:.0f} s",
+                      file=self.err, flush=True)
+            self.since, self.error, self.lines = None, "", 0
+
+    def tick(self) -> None:
+        now = self.clock()
+        if self.since is not None and now >= self.next_status:
+            self.next_status = now + STATUS_EVERY_S
+            self.lines += 1
+            print(f"[notifier] Kafka at {self.bootstrap} unreachable for {now - self.since:.0f} s ({self.error}); "
+                  "waiting for alerts once it is back", file=self.err, flush=True)
+
+
 def watch(bootstrap: str, notifier: Notifier, from_beginning: bool = False, max_seconds: float | None = None,
-          group_id: str | None = None) -> None:
+          group_id: str | None = None, err: TextIO | None = None) -> None:
     from confluent_kafka import Consumer
 
+    reach = KafkaReach(bootstrap, err)
     consumer = Consumer({
         "bootstrap.servers": bootstrap,
         # A fixed group resumes where it left off; without one, each watcher sees alerts from now (or all).
         "group.id": group_id or f"ioscale-notifier-{time.time_ns()}",
         "auto.offset.reset": "earliest" if from_beginning or group_id else "latest",
         "enable.auto.commit": True,
-        "log_level": 3,
+        "log_level": 0,
+        "error_cb": reach.on_error,
+        "stats_cb": reach.on_stats,
+        "statistics.interval.ms": 1000,
     })
     consumer.subscribe([topics.ALERTS])
     t0 = time.monotonic()
     try:
         while max_seconds is None or time.monotonic() - t0 < max_seconds:
             msg = consumer.poll(1.0)
+            reach.tick()
             if msg is None or msg.error():
                 continue
             notifier.handle_message(msg)
