@@ -12,7 +12,8 @@ Conventions shared by all importers (documented once, here):
 * Whole-run results (DISKSPD, fio JSON, Iometer) become one IoSample per source and direction whose
   interval is the measured test time: ``ts_ms`` = start of measurement, ``interval_ms`` = its length.
 * ``latency_sum_ns`` is ``mean x count`` when the tool prints only a rounded mean; tag
-  ``latency_sum_basis`` says which (``exact``, ``mean_x_count`` or ``histogram``).
+  ``latency_sum_basis`` says which (``exact``, ``mean_x_count`` or ``histogram``). A sample without a
+  histogram leaves the bucket arrays empty: ``no_histogram_latency`` is that rule's one home.
 * ``outstanding_ios`` is Little's law (IOPS x mean latency) when both are known, else 0; tag
   ``outstanding_ios_basis = littles_law`` marks it.
 * Times the file does not carry are anchored at ``start_ms`` (caller-supplied) or the Unix epoch, with a
@@ -390,6 +391,21 @@ def run_events(*, run_id: str, tool: Tool, scenario: str, description: str, host
         out.append(ev("STEP_ENDED", s.end_ms, step=s, start=s.start_ms, end=s.end_ms))
     out.append(ev("RUN_ENDED", run_end, start=run_start, end=run_end, with_hosts=True))
     return out
+
+
+def no_histogram_latency(count: int, sum_ns: float | None, tags: dict[str, str]) -> dict[str, int]:
+    """Latency fields of a sample whose tool reports a mean, never a histogram (DISKSPD, perf counters, esxtop).
+
+    The one rule for such samples: ``latency_count`` = the I/Os behind the mean, ``latency_sum_ns`` = the sum
+    the mean implies (mean x count, or the tool's own sum of per-thread means x counts), tag
+    ``latency_sum_basis = mean_x_count``; the bucket arrays stay empty, which is how the pipeline tells "no
+    histogram" (N = 0: NULL percentiles, never made-up ones). Nothing when there are no I/Os or no mean.
+    Pass the result to ``io_sample(**...)``.
+    """
+    if not count or sum_ns is None:
+        return {}
+    tags["latency_sum_basis"] = "mean_x_count"
+    return {"latency_count": count, "latency_sum_ns": round(sum_ns)}
 
 
 def littles_law(ops: int, interval_ms: int, mean_latency_ns: float | None) -> float:

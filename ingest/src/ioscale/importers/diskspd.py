@@ -31,8 +31,8 @@ from __future__ import annotations
 from typing import Iterator, Sequence
 
 from ioscale.importers.common import (UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, cpu_sample, decode_text,
-                                      derive_run_id, host_topology, io_sample, littles_law, parsed_sources, run_events,
-                                      step_load)
+                                      derive_run_id, host_topology, io_sample, littles_law, no_histogram_latency,
+                                      parsed_sources, run_events, step_load)
 from ioscale.importers.diskspd_model import DIRECTIONS, DiskspdRun, Load, Percentiles, Timespan
 from ioscale.importers.diskspd_text import parse_text
 from ioscale.importers.diskspd_xml import parse_xml
@@ -177,19 +177,16 @@ def timespan_records(run: DiskspdRun, ts: Timespan, *, run_id: str, step_index: 
             tags = {**base_tags, "threads": str(t.threads)}
             if t.file_size_bytes is not None:
                 tags["file_size_bytes"] = str(t.file_size_bytes)
-            lat_count = lat_sum = 0
             lat_sum_ms = t.lat_sum_ms[d]
-            if ts.latency_measured and ops and lat_sum_ms is not None:
-                lat_count, lat_sum = ops, round(lat_sum_ms * 1_000_000)
-                tags["latency_sum_basis"] = "mean_x_count"
+            lat = no_histogram_latency(ops, lat_sum_ms * 1_000_000 if ts.latency_measured and lat_sum_ms is not None
+                                       else None, tags)
             kw = _chart_fields(chart.get(d) if chart else None, tags, ops)
-            outstanding = littles_law(ops, interval, lat_sum / lat_count if lat_count else None)
+            outstanding = littles_law(ops, interval, lat["latency_sum_ns"] / ops if lat else None)
             if outstanding:
                 tags["outstanding_ios_basis"] = "littles_law"
             io.append(io_sample(ts_ms=start_ms, interval_ms=interval, run_id=run_id, step_index=step_index,
                                 host=host, vm=vm, target=path, direction=d, ops=ops, bytes_=t.bytes[d],
-                                outstanding_ios=outstanding, latency_count=lat_count, latency_sum_ns=lat_sum,
-                                tags=tags, **kw))
+                                outstanding_ios=outstanding, tags=tags, **lat, **kw))
     all_chart = ts.charts.get("")
     if all_chart and not single and ts.targets:
         for d in DIRECTIONS:
