@@ -20,7 +20,7 @@ from ioscale.importers.common import (
 
 
 def test_registry_names():
-    assert set(IMPORTERS) == {"diskspd", "vmfleet", "fio", "fio-hist", "iometer", "iperf3"}
+    assert set(IMPORTERS) == {"diskspd", "vmfleet", "fio", "fio-hist", "iometer", "iperf3", "perfmon", "esxtop"}
 
 
 def test_unknown_tool_is_a_usage_error(kit):

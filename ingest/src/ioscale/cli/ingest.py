@@ -79,10 +79,14 @@ def _run_id_prefix(text: str) -> str:
 def _cmd_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ioscale.cli import hostcounters
     from ioscale.importers import import_runs
 
     if args.link_speed and args.tool != "iperf3":
         raise run_iperf3.UsageError(f"--link-speed applies to iperf3 files, not {args.tool}", "leave it out")
+    if args.tool in hostcounters.STREAMED_TOOLS:
+        return hostcounters.cmd_import_streamed(args)
+
     runs = import_runs(args.tool, [Path(p) for p in args.files], run_id=args.run_id, start_ms=args.start_ms,
                        sweep_axis=args.sweep_axis, one_run=args.one_run)
     if args.link_speed:
@@ -153,7 +157,11 @@ def analyze_runs(runs: list[tuple[str, int]]) -> None:
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
+    from ioscale.cli import hostcounters
     from ioscale.collectors.linux import collect_linux
+
+    if args.source in hostcounters.STREAMED_TOOLS:
+        return hostcounters.cmd_collect_follow(args)
 
     producer = make_producer(args)
     print(f"[collect] sampling every {args.interval_s:g} s for run {args.run_id} (Ctrl-C stops)", file=sys.stderr)
@@ -263,13 +271,17 @@ def add_simulate_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_collect_parser(sub: argparse._SubParsersAction) -> None:
     col = sub.add_parser("collect", help="live collector: stream this machine's counters as samples")
-    col.add_argument("source", choices=["linux"], help="/proc and /sys (disks, CPUs, interrupts, NICs, FC HBAs)")
+    col.add_argument("source", choices=["linux", "perfmon", "esxtop"],
+                     help="linux: /proc and /sys (disks, CPUs, interrupts, NICs, FC HBAs); perfmon, esxtop: the "
+                          "counter log given by --follow")
     col.add_argument("--run-id", required=True)
     col.add_argument("--step-index", type=int, default=-1)
     col.add_argument("--vm", help="VM name when collecting inside a VM")
     col.add_argument("--interval-s", type=float, default=1.0)
     col.add_argument("--duration-s", type=float, help="stop after this long (default: until Ctrl-C)")
     col.add_argument("--devices", nargs="*", help="block devices to report (default: all whole disks)")
+    from ioscale.cli.hostcounters import add_follow_args
+    add_follow_args(col)
     add_producer_args(col)
     col.set_defaults(func=_cmd_collect)
 

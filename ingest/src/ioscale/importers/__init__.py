@@ -14,7 +14,12 @@ fio        fio ``json`` / ``json+`` output            IoSample per job/direction
 fio-hist   fio histogram logs (+ the run's fio JSON)  IoSample per logged interval with its histogram
 iometer    Iometer results CSV                        step per 'Results block, IoSample per target, CPU
 iperf3     iperf3 ``-J`` / ``--json-stream`` output   step per test, PortSample per interval and stream
+perfmon    PDH CSV/TSV (typeperf, perfmon, relog)     per interval: CPU, IoSample per disk, PortSample per NIC
+esxtop     ``esxtop -b`` batch CSV                    per interval: PCPU/VM CPU, IoSample per vmhba, ports
 =========  =========================================  ====================================================
+
+perfmon and esxtop files are read as a stream (``hostcounters.py``; ``ioscale import`` publishes them as it
+reads, with bounded memory); through ``import_files`` they are read whole like the others.
 
 The run id is derived from the files' content unless given, so importing the same files twice yields the
 same records (idempotent downstream).
@@ -34,10 +39,13 @@ from typing import Callable, Sequence
 from ioscale.errors import ExitStatus, IoscaleError
 from ioscale.importers.common import ImportIssue, ImportResult, Issues, Source, derive_run_id
 from ioscale.importers.diskspd import import_diskspd
+from ioscale.importers.esxtop import EsxtopMap, import_esxtop
 from ioscale.importers.fio import import_fio
 from ioscale.importers.fio_hist import import_fio_hist
+from ioscale.importers.hostcounters import CounterMap, Stats, StreamedImport, stream_file
 from ioscale.importers.iometer import import_iometer
 from ioscale.importers.iperf3 import import_iperf3
+from ioscale.importers.perfmon import PerfmonMap, import_perfmon
 from ioscale.importers.sweeps import AXIS_NAMES, split_sweeps
 from ioscale.importers.vmfleet import import_vmfleet
 
@@ -51,6 +59,8 @@ IMPORTERS: dict[str, Importer] = {
     "fio-hist": import_fio_hist,
     "iometer": import_iometer,
     "iperf3": import_iperf3,
+    "perfmon": import_perfmon,
+    "esxtop": import_esxtop,
 }
 
 #: Files taken from a directory argument, per tool.
@@ -61,7 +71,12 @@ DIRECTORY_SUFFIXES: dict[str, tuple[str, ...]] = {
     "fio-hist": (".log", ".json"),
     "iometer": (".csv",),
     "iperf3": (".json",),
+    "perfmon": (".csv", ".tsv"),
+    "esxtop": (".csv",),
 }
+
+#: Tools whose files ``stream_import`` reads a row at a time (perf counter logs grow to hundreds of MB).
+COUNTER_MAPS: dict[str, type[CounterMap]] = {"perfmon": PerfmonMap, "esxtop": EsxtopMap}
 
 #: Larger inputs are refused rather than read into memory (a results file is megabytes at most).
 MAX_FILE_BYTES = 1 << 30
@@ -151,5 +166,20 @@ def import_runs(tool: str, paths: list[Path], run_id: str | None = None, *, swee
     return [result] if one_run else split_sweeps(result, sweep_axis)
 
 
-__all__ = ["AXIS_NAMES", "IMPORTERS", "ImportIssue", "ImportResult", "UnknownImporterError", "import_files",
-           "import_runs", "import_sources", "read_sources"]
+def stream_import(tool: str, path: Path, send: Callable[[str, dict], None], run_id: str | None = None, *,
+                  now_ms: int | None = None) -> StreamedImport:
+    """A perfmon or esxtop file, streamed: each record goes to ``send(topic, record)`` as its row is read (no size
+    limit, bounded memory); the run id is derived from the content unless given. Unreadable files are issues."""
+    key = tool.strip().lower()
+    if key not in COUNTER_MAPS:
+        raise UnknownImporterError(tool)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    try:
+        with open(path, "rb") as f:
+            return stream_file(COUNTER_MAPS[key](), f, str(path), send, run_id=run_id, now_ms=now)
+    except OSError as e:
+        return StreamedImport(run_id or "", Stats(), {}, [ImportIssue(str(path), f"cannot read: {e.strerror or e}")])
+
+
+__all__ = ["AXIS_NAMES", "COUNTER_MAPS", "IMPORTERS", "ImportIssue", "ImportResult", "UnknownImporterError", "import_files",
+           "import_runs", "import_sources", "read_sources", "stream_import"]

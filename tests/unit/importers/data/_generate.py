@@ -13,6 +13,12 @@ small counts to stay small.
     fio json+       axboe/fio stat.c show_ddir_status / json+ bins (plat_idx_to_val keys)
     Iometer CSV     Iometer GalileoView.cpp, PageSetup.cpp, AccessSpecList.cpp, ManagerList.cpp,
                     Manager.cpp, Worker.cpp SaveResults (latency bins: iocore results-CSV header)
+    perfmon CSV/TSV PDH CSV as typeperf/relog write it (header "(PDH-CSV 4.0) (zone)(bias)", quoted cells,
+                    " " for a counter without a value); counter names from a real Hyper-V host's list
+                    (tests/fixtures/real/vc_perfcounters_windows_hyperv_host.txt)
+    esxtop CSV      esxtop -b batch output as ESXi writes it ("(PDH-CSV 4.0) (UTC)(0)", object names of
+                    esxtop's batch mode: Physical Cpu, Group Cpu, Vcpu, Physical Disk Adapter, Physical Disk
+                    SCSI Device, Virtual Disk, Network Port)
 
 Usage: python tests/unit/importers/data/_generate.py   (from the repository root, with ingest/src on
 PYTHONPATH for the fio bucket functions).
@@ -537,6 +543,149 @@ def make_iometer_specs() -> None:
     (HERE / "iometer_1.1.0_3specs_qd_cycling.csv").write_text("\n".join(lines) + "\n")
 
 
+def _pdh_line(cells: list[str], sep: str = ",") -> str:
+    return sep.join(f'"{c}"' for c in cells)
+
+
+PERFMON_COLUMNS = [
+    r"Processor Information(_Total)\% Processor Time", r"Processor Information(0,0)\% Processor Time",
+    r"Processor Information(0,1)\% Processor Time", r"Processor Information(1,0)\% Processor Time",
+    r"Processor Information(0,_Total)\% Processor Time", r"Processor Information(0,0)\% DPC Time",
+    r"Processor Information(0,0)\Interrupts/sec", r"Processor Information(0,0)\DPCs Queued/sec",
+    r"Processor(0)\% Processor Time", r"Processor(0)\% User Time",
+    r"Hyper-V Hypervisor Logical Processor(_Total)\% Total Run Time",
+    r"Hyper-V Hypervisor Logical Processor(Hv LP 0)\% Total Run Time",
+    r"Hyper-V Hypervisor Logical Processor(Hv LP 0)\Total Interrupts/sec",
+    r"Hyper-V Hypervisor Root Virtual Processor(Root VP 0)\% Total Run Time",
+    r"Hyper-V Hypervisor Virtual Processor(vm01:Hv VP 0)\% Total Run Time",
+    r"Hyper-V Hypervisor Virtual Processor(vm01:Hv VP 1)\% Total Run Time",
+    r"PhysicalDisk(1 E:)\Disk Reads/sec", r"PhysicalDisk(1 E:)\Disk Writes/sec",
+    r"PhysicalDisk(1 E:)\Disk Read Bytes/sec", r"PhysicalDisk(1 E:)\Disk Write Bytes/sec",
+    r"PhysicalDisk(1 E:)\Avg. Disk sec/Read", r"PhysicalDisk(1 E:)\Avg. Disk sec/Write",
+    r"PhysicalDisk(1 E:)\Avg. Disk Read Queue Length", r"PhysicalDisk(1 E:)\Avg. Disk Write Queue Length",
+    r"PhysicalDisk(1 E:)\Disk Transfers/sec", r"PhysicalDisk(_Total)\Disk Reads/sec",
+    r"Hyper-V Virtual Storage Device(C:-ClusterStorage-Volume1-vm01-vm01.vhdx)\Read Operations/Sec",
+    r"Hyper-V Virtual Storage Device(C:-ClusterStorage-Volume1-vm01-vm01.vhdx)\Write Operations/Sec",
+    r"Hyper-V Virtual Storage Device(C:-ClusterStorage-Volume1-vm01-vm01.vhdx)\Read Bytes/sec",
+    r"Hyper-V Virtual Storage Device(C:-ClusterStorage-Volume1-vm01-vm01.vhdx)\Write Bytes/sec",
+    r"Cluster CSV File System(Volume1)\Reads/sec", r"Cluster CSV File System(Volume1)\Writes/sec",
+    r"Cluster CSV File System(Volume1)\Read Latency",
+    r"Network Adapter(Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Bytes Received/sec",
+    r"Network Adapter(Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Bytes Sent/sec",
+    r"Network Adapter(Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Packets Received/sec",
+    r"Network Adapter(Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Packets Received Errors",
+    r"Network Adapter(Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Current Bandwidth",
+    r"Hyper-V Virtual Network Adapter(vm01_Network Adapter_4bd0b3b2-0d5f-4a7e-9b1c-6f0e2d7a9c11--2a4e)\Bytes Received/sec",
+    r"Hyper-V Virtual Network Adapter(vm01_Network Adapter_4bd0b3b2-0d5f-4a7e-9b1c-6f0e2d7a9c11--2a4e)\Bytes Sent/sec",
+    r"Hyper-V Virtual Switch(SETswitch)\Bytes Received/sec", r"Hyper-V Virtual Switch(SETswitch)\Bytes Sent/sec",
+    r"Per Processor Network Interface Card Activity(2, Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Received Packets/sec",
+    r"Per Processor Network Interface Card Activity(2, Mellanox ConnectX-4 Lx Ethernet Adapter #2)\Interrupts/sec",
+    r"Memory\Available MBytes", r"System\Context Switches/sec",
+]
+#: Rows: local time (W. Europe, bias -60), then one value per column; " " = no value (rates of the first row).
+PERFMON_ROWS = [
+    ("03/10/2026 14:00:00.125", [" "] * 16 + [" "] * 10 + [" "] * 4 + [" "] * 3 + [" ", " ", " ", "17", "25000000000"]
+     + [" "] * 4 + [" ", " "] + ["61440", " "]),
+    ("03/10/2026 14:00:15.125",
+     ["41.5", "60.25", "22.75", "41.5", "41.5", "7.5", "12500.5", "9800", "60.25", "30.5",
+      "55.125", "70", "15000", "48.5", "35", "45",
+      "2000", "1000.5", "8192000", "4098048", "0.0015", "0.0042", "3.0", "4.2", "3000.5", "2000",
+      "1500", "700", "6144000", "2867200",
+      "1400", "600", "0.0021",
+      "125000000", "2500000", "90000", "20", "25000000000",
+      "1000000", "50000", "1200000", "60000",
+      "80000", "7000.25",
+      "61000", "25000"]),
+    ("03/10/2026 14:00:30.130",
+     ["100.2", "100.0", "99.9", "100.0", "100.0", "11", "20000", "15000", "100.0", "40",
+      "90", "99", "16000.5", "95", "80", "90",
+      "2500", " ", "10240000", " ", "0.0020", " ", "5.5", " ", "2500", "2500",
+      "1600", "800", "6553600", "3276800",
+      "1500", "700", "0.0025",
+      "250000000", "5000000", "180000", "23", "25000000000",
+      "2000000", "100000", "2400000", "120000",
+      "160000", "14000",
+      "60500", "26000"]),
+]
+
+
+def make_perfmon() -> None:
+    header = ["(PDH-CSV 4.0) (W. Europe Standard Time)(-60)"] + [f"\\\\HV01\\{c}" for c in PERFMON_COLUMNS]
+    for _, values in PERFMON_ROWS:
+        assert len(values) == len(PERFMON_COLUMNS), len(values)
+    lines = [_pdh_line(header)] + [_pdh_line([t, *v]) for t, v in PERFMON_ROWS]
+    # typeperf ends its output with two messages that are no rows.
+    (HERE / "perfmon_hyperv_host.csv").write_text("\r\n".join(lines + ["Exiting, please wait...",
+                                                                       "The command completed successfully."]) + "\r\n")
+    tsv_header = ["(PDH-TSV 4.0) (Pacific Standard Time)(480)"] + header[1:]
+    lines = [_pdh_line(tsv_header, "\t")] + [_pdh_line([t, *v], "\t") for t, v in PERFMON_ROWS]
+    (HERE / "perfmon_relog.tsv").write_text("\r\n".join(lines) + "\r\n")
+
+
+ESXTOP_COLUMNS = [
+    r"Physical Cpu(0)\% Processor Time", r"Physical Cpu(0)\% Util Time", r"Physical Cpu(0)\% Core Util Time",
+    r"Physical Cpu(1)\% Util Time", r"Physical Cpu(_Total)\% Util Time", r"Physical Cpu(_Total)\% Processor Time",
+    r"Physical Cpu Load\Cpu Load (1 Minute Avg)",
+    r"Group Cpu(1:system)\% Used", r"Group Cpu(2017:hostd.2099)\% Used",
+    r"Group Cpu(1234:vm-sql (2))\Members", r"Group Cpu(1234:vm-sql (2))\% Used", r"Group Cpu(1234:vm-sql (2))\% Ready",
+    r"Group Cpu(1234:vm-sql (2))\% Wait", r"Group Cpu(1234:vm-sql (2))\% CoStop",
+    r"Vcpu(1234:vm-sql (2):1240:vmx-vcpu-0:vm-sql (2))\% Used",
+    r"Vcpu(1234:vm-sql (2):1241:vmx-vcpu-1:vm-sql (2))\% Used",
+    r"Physical Disk Adapter(vmhba2)\Commands/sec", r"Physical Disk Adapter(vmhba2)\Reads/sec",
+    r"Physical Disk Adapter(vmhba2)\Writes/sec", r"Physical Disk Adapter(vmhba2)\MBytes Read/sec",
+    r"Physical Disk Adapter(vmhba2)\MBytes Written/sec",
+    r"Physical Disk Adapter(vmhba2)\Average Driver MilliSec/Command",
+    r"Physical Disk Adapter(vmhba2)\Average Kernel MilliSec/Command",
+    r"Physical Disk Adapter(vmhba2)\Average Guest MilliSec/Command",
+    r"Physical Disk Adapter(vmhba2)\Average Queue MilliSec/Command",
+    r"Physical Disk Adapter(vmhba2)\Average Guest MilliSec/Read",
+    r"Physical Disk Adapter(vmhba2)\Average Driver MilliSec/Read",
+    r"Physical Disk SCSI Device(naa.600508b1001c4d5e)\Reads/sec",
+    r"Physical Disk SCSI Device(naa.600508b1001c4d5e)\Writes/sec",
+    r"Physical Disk SCSI Device(naa.600508b1001c4d5e)\MBytes Read/sec",
+    r"Physical Disk SCSI Device(naa.600508b1001c4d5e)\MBytes Written/sec",
+    r"Virtual Disk(vm-sql (2))\Reads/sec", r"Virtual Disk(vm-sql (2):scsi0:1)\Reads/sec",
+    r"Virtual Disk(vm-sql (2):scsi0:1)\Writes/sec", r"Virtual Disk(vm-sql (2):scsi0:1)\MBytes Read/sec",
+    r"Virtual Disk(vm-sql (2):scsi0:1)\Average MilliSec/Read",
+    r"Network Port(DvsPortset-0:50331650:vmnic0)\Packets Transmitted/sec",
+    r"Network Port(DvsPortset-0:50331650:vmnic0)\MBits Transmitted/sec",
+    r"Network Port(DvsPortset-0:50331650:vmnic0)\Packets Received/sec",
+    r"Network Port(DvsPortset-0:50331650:vmnic0)\MBits Received/sec",
+    r"Network Port(DvsPortset-0:50331650:vmnic0)\% Received Packets Dropped",
+    r"Network Port(DvsPortset-0:50331662:vm-sql (2).eth0)\MBits Transmitted/sec",
+    r"Network Port(DvsPortset-0:50331662:vm-sql (2).eth0)\MBits Received/sec",
+    r"Memory\Free MBytes",
+]
+ESXTOP_ROWS = [
+    ("05/15/2018 02:13:06", ["55.1", "48.2", "60.3", "30.5", "39.35", "45.0", "0.81", "3.5", "0.2",
+                             "6", "150.4", "2.25", "240.1", "0.5", "80.2", "70.2",
+                             "12000", "8000", "4000", "62.5", "31.25", "4.5", "0.25", "4.75", "0.1", "5.2", "4.9",
+                             "7000", "3500", "54.6875", "27.34375",
+                             "6000", "5900", "2950", "23.046875", "6.1",
+                             "90000", "1080.5", "60000", "720.25", "0.5", "100.5", "200.25", "2048"]),
+    ("05/15/2018 02:13:11", ["58.2", "50.6", "61.0", "33.0", "41.8", "47.5", "0.82", "3.6", "0.2",
+                             "6", "180.0", "3.5", "210.0", "1.0", "90.0", "85.0",
+                             "14000", "9000", "5000", "70.3125", "39.0625", "9.5", "3.25", "12.75", "2.9", "13.1", "9.8",
+                             "8000", "4500", "62.5", "35.15625",
+                             "7100", "7000", "3500", "27.34375", "13.3",
+                             "95000", "1140.0", "62000", "744.0", "1.0", "110.0", "210.0", "2040"]),
+    ("05/15/2018 02:13:16", ["60.0", "52.0", "62.0", "35.0", "43.5", "49.0", "0.83", "3.7", "0.3",
+                             "6", "200.0", "4.0", "190.0", "1.5", "100.0", "100.0",
+                             "15000", " ", " ", "75", "40", "10.0", "4.0", "14.0", "3.5", "14.5", "10.2",
+                             "8500", "5000", "66.40625", "39.0625",
+                             "7600", "7500", "3750", "29.296875", "14.0",
+                             "99000", "1188.0", "64000", "768.0", "0", "115.0", "220.0", "2030"]),
+]
+
+
+def make_esxtop() -> None:
+    header = ["(PDH-CSV 4.0) (UTC)(0)"] + [f"\\\\esx01.lab.local\\{c}" for c in ESXTOP_COLUMNS]
+    for _, values in ESXTOP_ROWS:
+        assert len(values) == len(ESXTOP_COLUMNS), len(values)
+    lines = [_pdh_line(header)] + [_pdh_line([t, *v]) for t, v in ESXTOP_ROWS]
+    (HERE / "esxtop_batch_vmhba_vm.csv").write_text("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
     make_diskspd_xml()
     make_diskspd_text()
@@ -546,3 +695,5 @@ if __name__ == "__main__":
     make_vmfleet_grid()
     make_fio_benchfio()
     make_iometer_specs()
+    make_perfmon()
+    make_esxtop()
