@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Iterator, Literal, Sequence, TypeVar
 
-from ioscale.wire.records import (CpuSample, CpuScope, Direction, HostTopology, IoSample, PortSample, RunEvent,
-                                  RunEventType, StepLoad, Tool)
+from ioscale.wire.records import (CpuSample, CpuScope, Direction, HostTopology, IoSample, PortKind, PortSample,
+                                  RunEvent, RunEventType, StepLoad, Tool)
 
 #: ``(name, content)``: what an importer parses. The name is only used in issues and labels.
 Source = tuple[str, bytes]
@@ -330,6 +330,20 @@ def cpu_sample(*, ts_ms: int, interval_ms: int, run_id: str, step_index: int, ho
         user_pct=_finite(user_pct), privileged_pct=_finite(privileged_pct), dpc_pct=_finite(dpc_pct),
         interrupt_pct=_finite(interrupt_pct), iowait_pct=_finite(iowait_pct),
         interrupts_per_s=_finite(interrupts_per_s), dpcs_per_s=_finite(dpcs_per_s), tags=dict(tags or {}),
+    )
+
+
+def port_sample(*, ts_ms: int, interval_ms: int, run_id: str, step_index: int, host: str, port_id: str,
+                kind: PortKind, queue: int = -1, vm: str = "", link_speed_bps: int = 0, rx_bytes: int, tx_bytes: int,
+                rx_frames: int = 0, tx_frames: int = 0, rx_errors: int = 0, tx_errors: int = 0, interrupts: int = 0,
+                tags: dict[str, str] | None = None) -> PortSample:
+    nonneg = lambda v: _long(max(v, 0))  # noqa: E731 - counts and speeds are never negative
+    return PortSample(
+        ts_ms=_long(ts_ms), interval_ms=_int32(max(interval_ms, 0)), run_id=run_id, step_index=_int32(step_index),
+        host=host, port_id=port_id, kind=kind, queue=_int32(queue), vm=vm, link_speed_bps=nonneg(link_speed_bps),
+        rx_bytes=nonneg(rx_bytes), tx_bytes=nonneg(tx_bytes), rx_frames=nonneg(rx_frames),
+        tx_frames=nonneg(tx_frames), rx_errors=nonneg(rx_errors), tx_errors=nonneg(tx_errors),
+        interrupts=nonneg(interrupts), tags=dict(tags or {}),
     )
 
 

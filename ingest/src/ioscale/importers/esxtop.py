@@ -105,7 +105,7 @@ class EsxtopMap(CounterMap):
                 parts = p.instance.split(":")
                 if len(parts) >= 3:
                     vcpu_worlds.setdefault((p.host, parts[0]), set()).add(parts[2])
-            elif obj == "physical cpu" and p.instance.isdigit():
+            elif obj == "physical cpu" and p.instance.isdecimal():
                 pcpus.setdefault(p.host, set()).add(p.instance)
         self.vcpus = {k: len(v) for k, v in vcpu_worlds.items()}
         self.pcpus = {h: len(v) for h, v in pcpus.items()}
@@ -116,7 +116,7 @@ class EsxtopMap(CounterMap):
             fld = _PCPU.get(counter)
             if fld is None:
                 return []
-            cpu = -1 if inst.lower() == "_total" else int(inst) if inst.isdigit() else None
+            cpu = -1 if inst.lower() == "_total" else int(inst) if inst.isdecimal() else None
             return None if cpu is None else [Column(index, ("cpu", p.host, cpu), fld)]
         if obj == "vcpu":
             return Skip("Vcpu (read only to count each VM's vCPUs)")

@@ -180,7 +180,15 @@ def _rows(it: Iterator[str], header: PdhHeader, delim: str, issues: IssueBudget)
     width = len(header.columns)
     bias_ms = (header.bias_min or 0) * 60_000
     counted = _count_lines(it)
-    for cells in csv.reader(counted.lines(), delimiter=delim):
+    reader = csv.reader(counted.lines(), delimiter=delim)
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:   # a stray CR or NUL in a damaged line; the reader goes on with the next line
+            issues.error("csv", f"row skipped: unreadable CSV ({e})", line=counted.n)
+            continue
         line = counted.n
         if not cells or (len(cells) == 1 and not cells[0].strip()):
             continue

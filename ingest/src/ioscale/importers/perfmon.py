@@ -53,10 +53,11 @@ from collections.abc import Sequence
 
 from ioscale.importers.common import (UNKNOWN_HOST, ImportResult, Source, cpu_sample, io_sample, littles_law,
                                       no_histogram_latency)
+from ioscale.importers.common import port_sample as common_port_sample
 from ioscale.importers.hostcounters import Column, CounterMap, Record, RowContext, Skip, import_sources
 from ioscale.importers.pdh import CounterPath, PdhHeader
 from ioscale.wire import topics
-from ioscale.wire.records import PortSample
+from ioscale.wire.records import PortKind, PortSample
 
 TOOL = "perfmon"
 DIRECTIONS = ("READ", "WRITE")
@@ -165,7 +166,7 @@ class PerfmonMap(CounterMap):
             return (os_scope, "", self.group_cpus.get(p.host, {}).get((int(m.group(1)), int(m.group(2))), -2)) \
                 if m else None
         if obj == "processor":
-            return (os_scope, "", -1) if low == "_total" else (os_scope, "", int(inst)) if inst.isdigit() else None
+            return (os_scope, "", -1) if low == "_total" else (os_scope, "", int(inst)) if inst.isdecimal() else None
         if obj in ("hyper-v hypervisor logical processor", "hyper-v hypervisor root virtual processor"):
             scope = "HYPERVISOR" if obj.endswith("logical processor") else "ROOT_PARTITION"
             if low == "_total":
@@ -268,7 +269,7 @@ class PerfmonMap(CounterMap):
         tags = {"source": TOOL, "port_role": role}
         speed = values.get("link_speed_bps")
         if speed is not None and speed >= 0:
-            self._links[(host, port)] = int(speed)
+            self._links[(host, port)] = int(min(speed, 2**63 - 1))
         if role == "vmq":
             frames = ctx.count(values.get("rate:rx_frames"), f"{port} queue {queue} packets")
             interrupts = ctx.count(values.get("rate:interrupts"), f"{port} queue {queue} interrupts")
@@ -296,7 +297,7 @@ class PerfmonMap(CounterMap):
             vm = m.group(1)
         return [(topics.PORT_SAMPLES, port_sample(
             ctx, host=host, port_id=port, kind="NIC", queue=-1, vm=vm,
-            link_speed_bps=int(speed) if speed is not None and speed >= 0 else 0, rx_bytes=rx, tx_bytes=tx,
+            link_speed_bps=int(min(speed, 2**63 - 1)) if speed is not None and speed >= 0 else 0, rx_bytes=rx, tx_bytes=tx,
             rx_frames=ctx.count(values.get("rate:rx_frames"), f"{port} rx packets") or 0,
             tx_frames=ctx.count(values.get("rate:tx_frames"), f"{port} tx packets") or 0,
             rx_errors=errors["rx"], tx_errors=errors["tx"], tags=tags))]
@@ -312,14 +313,14 @@ class PerfmonMap(CounterMap):
         return out
 
 
-def port_sample(ctx: RowContext, *, host: str, port_id: str, kind: str, queue: int, vm: str, link_speed_bps: int,
-                rx_bytes: int, tx_bytes: int, rx_frames: int = 0, tx_frames: int = 0, rx_errors: int = 0,
-                tx_errors: int = 0, interrupts: int = 0, tags: dict[str, str]) -> PortSample:
-    return PortSample(ts_ms=ctx.ts_ms, interval_ms=ctx.interval_ms, run_id=ctx.run_id, step_index=ctx.step_index,
-                      host=host or UNKNOWN_HOST, port_id=port_id, kind=kind, queue=queue, vm=vm,
-                      link_speed_bps=max(0, link_speed_bps), rx_bytes=rx_bytes, tx_bytes=tx_bytes,
-                      rx_frames=rx_frames, tx_frames=tx_frames, rx_errors=rx_errors, tx_errors=tx_errors,
-                      interrupts=interrupts, tags=tags)
+def port_sample(ctx: RowContext, *, host: str, port_id: str, kind: PortKind, queue: int, vm: str,
+                link_speed_bps: int, rx_bytes: int, tx_bytes: int, rx_frames: int = 0, tx_frames: int = 0,
+                rx_errors: int = 0, tx_errors: int = 0, interrupts: int = 0, tags: dict[str, str]) -> PortSample:
+    return common_port_sample(
+        ts_ms=ctx.ts_ms, interval_ms=ctx.interval_ms, run_id=ctx.run_id, step_index=ctx.step_index,
+        host=host or UNKNOWN_HOST, port_id=port_id, kind=kind, queue=queue, vm=vm, link_speed_bps=link_speed_bps,
+        rx_bytes=rx_bytes, tx_bytes=tx_bytes, rx_frames=rx_frames, tx_frames=tx_frames, rx_errors=rx_errors,
+        tx_errors=tx_errors, interrupts=interrupts, tags=tags)
 
 
 def io_records(key: tuple, values: dict[str, float], ctx: RowContext, *, tool: str, vm: str = "",
