@@ -204,8 +204,8 @@ class EsxtopMap(CounterMap):
             return io_records(key, values, ctx, tool=TOOL)
         if kind == "hba":
             _, host, name = key
-            rd, wr = ctx.count(values.get("bytes.READ"), f"{name} bytes read"), ctx.count(
-                values.get("bytes.WRITE"), f"{name} bytes written")
+            rd, wr = ctx.count(values.get("bytes.READ"), name, " bytes read"), ctx.count(
+                values.get("bytes.WRITE"), name, " bytes written")
             if rd is None or wr is None:
                 return []
             return [(topics.PORT_SAMPLES, port_sample(
@@ -215,18 +215,19 @@ class EsxtopMap(CounterMap):
 
     def _port(self, key: tuple, values: dict[str, float], ctx: RowContext) -> list[Record]:
         _, host, portset, number, client = key
-        rx, tx = ctx.count(values.get("rate:rx_bytes"), f"{client} rx"), ctx.count(values.get("rate:tx_bytes"),
-                                                                                 f"{client} tx")
+        rx, tx = ctx.count(values.get("rate:rx_bytes"), client, " rx"), ctx.count(values.get("rate:tx_bytes"),
+                                                                                client, " tx")
         if rx is None or tx is None:
             return []
-        rx_frames = ctx.count(values.get("rate:rx_frames"), f"{client} rx packets") or 0
-        tx_frames = ctx.count(values.get("rate:tx_frames"), f"{client} tx packets") or 0
+        rx_frames = ctx.count(values.get("rate:rx_frames"), client, " rx packets") or 0
+        tx_frames = ctx.count(values.get("rate:tx_frames"), client, " tx packets") or 0
         m = _VM_PORT_RE.match(client)
         role = "physical" if client.startswith("vmnic") else "vmkernel" if client.startswith("vmk") else "vm_adapter"
         tags = {"source": TOOL, "portset": portset, "port_number": number, "port_role": role}
         errors = {}
         for side, frames in (("rx", rx_frames), ("tx", tx_frames)):
-            pct = ctx.pct(values.get(f"pct:{side}_dropped"), f"{client} % {side} dropped")
+            pct = values.get(f"pct:{side}_dropped")
+            pct = ctx.pct(pct, f"{client} % {side} dropped") if pct is not None else None
             errors[side] = round(pct / 100 * frames) if pct else 0
         if "pct:rx_dropped" in values or "pct:tx_dropped" in values:
             tags["errors_basis"] = "dropped_pct_x_packets"

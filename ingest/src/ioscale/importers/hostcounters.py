@@ -26,6 +26,7 @@ import hashlib
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import IO, Any
 
 from ioscale.importers.common import (FUTURE_TOLERANCE_MS, INT64_MAX, ImportIssue, ImportResult, Source, StepSpan,
@@ -90,12 +91,13 @@ class RowContext:
     def seconds(self) -> float:
         return self.interval_ms / 1000.0
 
-    def count(self, rate: float | None, what: str) -> int | None:
-        """A per-second rate over this interval -> a count; None (with an error) for a negative rate."""
+    def count(self, rate: float | None, what: str, detail: str = "") -> int | None:
+        """A per-second rate over this interval -> a count; None (with an error) for a negative rate. ``what`` and
+        ``detail`` name the value in that error (joined only then: this runs for every value of every row)."""
         if rate is None:
             return None
         if rate < 0:
-            self.issues.error("negative", f"negative rate {rate:g} for {what}: left out", line=self.line)
+            self.issues.error("negative", f"negative rate {rate:g} for {what}{detail}: left out", line=self.line)
             return None
         n = round(rate * self.seconds)
         return n if n <= INT64_MAX else INT64_MAX
@@ -148,6 +150,7 @@ class HostCounterStream:
         self.vm = vm
         self.issues = issues
         self.columns: list[Column] = []
+        self._groups: list[tuple] = []
         self.cumulative: dict[tuple, float] = {}
         self.stats = Stats()
         self.header: PdhHeader | None = None
@@ -182,6 +185,7 @@ class HostCounterStream:
             self.issues.issues.warn(f"{n} column(s) left out: {reason}", line=1)
         if not self.columns:
             self.issues.error("nothing", f"no column the {self.mapping.tool} importer maps: nothing to import", line=1)
+        self._groups = _groups(self.columns)
 
     def records(self, rows: Iterable[PdhRow]) -> Iterator[Record]:
         """The samples of every row, in file order (the first row once the second gives its interval)."""
@@ -212,30 +216,29 @@ class HostCounterStream:
 
     def _row(self, row: PdhRow, interval_ms: int) -> Iterator[Record]:
         cells = row.cells
-        acc: dict[tuple, dict[str, tuple[int, float]]] = {}
-        for col in self.columns:
-            cell = cells[col.index]
-            if not cell or cell.isspace():
-                continue
-            try:
-                v = float(cell)
-            except ValueError:
-                v = math.nan
-            if not math.isfinite(v):
-                self.issues.error("number", f"not a number: {cell[:30]!r}", line=row.line,
-                                  field=_column_name(self.header, col.index))
-                continue
-            values = acc.get(col.key)
-            if values is None:
-                values = acc[col.key] = {}
-            have = values.get(col.field)
-            if have is None or col.rank < have[0]:
-                values[col.field] = (col.rank, v * col.scale)
+        per_key: list[tuple[tuple, dict[str, float]]] = []
+        for key, get, fields, scales, simple, cols in self._groups:
+            texts = get(cells)
+            if simple:
+                # Fast path (one column per field, every cell a number): one comprehension per record. A blank,
+                # text, NaN or infinite cell sends the group to the checked path below.
+                try:
+                    values = {f: float(t) * k for f, t, k in zip(fields, texts, scales)}
+                    total = sum(values.values())
+                    if total - total == 0:
+                        per_key.append((key, values))
+                        continue
+                except ValueError:
+                    pass
+            values = self._checked(row, cols, texts)
+            if values:
+                per_key.append((key, values))
         ctx = RowContext(row.ts_ms - interval_ms, interval_ms, row.line, self.run_id, self.step_index, self.vm,
                          self.issues, self)
         out: list[Record] = []
-        for key, values in acc.items():
-            out.extend(self.mapping.records(key, {f: v for f, (_, v) in values.items()}, ctx))
+        records = self.mapping.records
+        for key, values in per_key:
+            out.extend(records(key, values, ctx))
         out.extend(self.mapping.row_done(ctx))
         if not out:
             return iter(())
@@ -252,6 +255,25 @@ class HostCounterStream:
             self.stats.first_ms = ctx.ts_ms
         self.stats.last_ms = end
         return iter(out)
+
+    def _checked(self, row: PdhRow, cols: tuple[Column, ...], texts: tuple[str, ...]) -> dict[str, float]:
+        """One record's values, cell by cell: blanks left out, bad numbers reported, the lowest rank per field."""
+        best: dict[str, tuple[int, float]] = {}
+        for col, cell in zip(cols, texts):
+            if not cell or cell.isspace():
+                continue
+            try:
+                v = float(cell)
+            except ValueError:
+                v = math.nan
+            if not math.isfinite(v):
+                self.issues.error("number", f"not a number: {cell[:30]!r}", line=row.line,
+                                  field=_column_name(self.header, col.index))
+                continue
+            have = best.get(col.field)
+            if have is None or col.rank < have[0]:
+                best[col.field] = (col.rank, v * col.scale)
+        return {f: v for f, (_, v) in best.items()}
 
     def run_events(self) -> list[dict]:
         """RUN_STARTED .. RUN_ENDED for the file's own run (unless attached) and every companion run."""
@@ -270,6 +292,22 @@ class HostCounterStream:
                 tags={"source_tool": self.mapping.tool, "io_layer": layer,
                       **({"parent_run_id": self.run_id} if run_id != self.run_id else {})}))
         return out
+
+
+def _groups(columns: list[Column]) -> list[tuple]:
+    """Columns per record key, in first-seen order: (key, cell getter, fields, scales, simple, columns). ``simple``:
+    no field is fed by two columns, so the rank rule has nothing to decide."""
+    by_key: dict[tuple, list[Column]] = {}
+    for c in columns:
+        by_key.setdefault(c.key, []).append(c)
+    out = []
+    for key, cols in by_key.items():
+        idx = [c.index for c in cols]
+        # itemgetter of one index returns a bare value: ask for two or more, as linux.interrupt_deltas does.
+        pick = itemgetter(*idx, idx[0])
+        fields = tuple(c.field for c in cols)
+        out.append((key, pick, fields, tuple(c.scale for c in cols), len(set(fields)) == len(fields), tuple(cols)))
+    return out
 
 
 def _column_name(header: PdhHeader | None, index: int) -> str | None:

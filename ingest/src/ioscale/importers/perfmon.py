@@ -61,6 +61,9 @@ from ioscale.wire.records import PortKind, PortSample
 
 TOOL = "perfmon"
 DIRECTIONS = ("READ", "WRITE")
+#: Per direction the normalised field names io_records reads (built once: this runs for every disk of every row).
+_DIR_FIELDS = tuple((d, f"ops.{d}", f"bytes.{d}", f"lat.{d}", f"queue.{d}", f" {d.lower()}s", f" {d.lower()} bytes")
+                    for d in DIRECTIONS)
 
 _OS_CPU = {"% processor time": "utilization_pct", "% user time": "user_pct", "% privileged time": "privileged_pct",
            "% dpc time": "dpc_pct", "% interrupt time": "interrupt_pct", "interrupts/sec": "interrupts_per_s",
@@ -264,15 +267,15 @@ class PerfmonMap(CounterMap):
 
     def _port(self, key: tuple, values: dict[str, float], ctx: RowContext) -> list[Record]:
         _, host, port, queue, role = key
-        rx, tx = ctx.count(values.get("rate:rx_bytes"), f"{port} rx bytes"), ctx.count(values.get("rate:tx_bytes"),
-                                                                                          f"{port} tx bytes")
+        rx, tx = ctx.count(values.get("rate:rx_bytes"), port, " rx bytes"), ctx.count(values.get("rate:tx_bytes"),
+                                                                                         port, " tx bytes")
         tags = {"source": TOOL, "port_role": role}
         speed = values.get("link_speed_bps")
         if speed is not None and speed >= 0:
             self._links[(host, port)] = int(min(speed, 2**63 - 1))
         if role == "vmq":
-            frames = ctx.count(values.get("rate:rx_frames"), f"{port} queue {queue} packets")
-            interrupts = ctx.count(values.get("rate:interrupts"), f"{port} queue {queue} interrupts")
+            frames = ctx.count(values.get("rate:rx_frames"), port, f" queue {queue} packets")
+            interrupts = ctx.count(values.get("rate:interrupts"), port, f" queue {queue} interrupts")
             if frames is None and interrupts is None:
                 return []
             tags.update(queue_basis="processor", traffic_basis="packets_only")
@@ -285,7 +288,7 @@ class PerfmonMap(CounterMap):
         errors = {}
         for side in ("rx", "tx"):
             if f"rate:{side}_errors" in values:
-                errors[side] = ctx.count(values[f"rate:{side}_errors"], f"{port} {side} drops") or 0
+                errors[side] = ctx.count(values[f"rate:{side}_errors"], port, f" {side} drops") or 0
             else:
                 # Before any early return: the cumulative counts must be remembered from every row.
                 parts = [ctx.delta(key, n, values.get(f"cum:{side}_{n}")) for n in ("errors", "discards")]
@@ -298,8 +301,8 @@ class PerfmonMap(CounterMap):
         return [(topics.PORT_SAMPLES, port_sample(
             ctx, host=host, port_id=port, kind="NIC", queue=-1, vm=vm,
             link_speed_bps=int(min(speed, 2**63 - 1)) if speed is not None and speed >= 0 else 0, rx_bytes=rx, tx_bytes=tx,
-            rx_frames=ctx.count(values.get("rate:rx_frames"), f"{port} rx packets") or 0,
-            tx_frames=ctx.count(values.get("rate:tx_frames"), f"{port} tx packets") or 0,
+            rx_frames=ctx.count(values.get("rate:rx_frames"), port, " rx packets") or 0,
+            tx_frames=ctx.count(values.get("rate:tx_frames"), port, " tx packets") or 0,
             rx_errors=errors["rx"], tx_errors=errors["tx"], tags=tags))]
 
     def row_done(self, ctx: RowContext) -> list[Record]:
@@ -331,36 +334,37 @@ def io_records(key: tuple, values: dict[str, float], ctx: RowContext, *, tool: s
     _, host, layer, name = key[:4]
     run_id = ctx.layer_run(layer)
     base_tags = {"source": tool, "io_layer": layer, **(extra_tags or {})}
-    for f, v in values.items():
-        if f.startswith("tag:"):
+    per_dir: dict[str, dict[str, str]] = {"READ": {}, "WRITE": {}}
+    for f, v in values.items():     # one pass: "tag:x" for both directions, "dtag.READ:x" for one
+        if f[0] == "t":
             base_tags[f[4:]] = f"{v:.6g}"
+        elif f[0] == "d":
+            d, _, tag = f[5:].partition(":")
+            per_dir[d][tag] = f"{v:.6g}"
+    base_tags["ops_basis"] = "rate_x_interval"
+    step_index = ctx.step_index if run_id == ctx.run_id else 0
     out: list[Record] = []
-    for d in DIRECTIONS:
-        ops = ctx.count(values.get(f"ops.{d}"), f"{name} {d.lower()}s")
+    for d, ops_f, bytes_f, lat_f, queue_f, ops_label, bytes_label in _DIR_FIELDS:
+        ops = ctx.count(values.get(ops_f), name, ops_label)
         if ops is None:
             continue
-        nbytes = ctx.count(values.get(f"bytes.{d}"), f"{name} {d.lower()} bytes") or 0
-        tags = {**base_tags, "ops_basis": "rate_x_interval"}
-        prefix = f"dtag.{d}:"
-        for f, v in values.items():
-            if f.startswith(prefix):
-                tags[f[len(prefix):]] = f"{v:.6g}"
-        mean = values.get(f"lat.{d}")
+        nbytes = ctx.count(values.get(bytes_f), name, bytes_label) or 0
+        tags = {**base_tags, **per_dir[d]}
+        mean = values.get(lat_f)
         if mean is not None and mean < 0:
             ctx.issues.error("negative", f"negative latency for {name} {d.lower()}s: left out", line=ctx.line)
             mean = None
         lat = no_histogram_latency(ops, mean * ops if mean is not None else None, tags)
-        queue = values.get(f"queue.{d}")
+        queue = values.get(queue_f)
         if queue is not None and queue >= 0:
             tags["outstanding_ios_basis"] = "avg_queue_length"
         elif lat:
             queue = littles_law(ops, ctx.interval_ms, mean)
             tags["outstanding_ios_basis"] = "littles_law"
         out.append((topics.IO_SAMPLES, io_sample(
-            ts_ms=ctx.ts_ms, interval_ms=ctx.interval_ms, run_id=run_id,
-            step_index=ctx.step_index if run_id == ctx.run_id else 0, host=host or UNKNOWN_HOST, vm=vm,
-            target=target if target is not None else name, direction=d, ops=ops, bytes_=nbytes,
-            outstanding_ios=queue if queue is not None and queue >= 0 else 0.0, tags=tags, **lat)))
+            ts_ms=ctx.ts_ms, interval_ms=ctx.interval_ms, run_id=run_id, step_index=step_index,
+            host=host or UNKNOWN_HOST, vm=vm, target=target if target is not None else name, direction=d, ops=ops,
+            bytes_=nbytes, outstanding_ios=queue if queue is not None and queue >= 0 else 0.0, tags=tags, **lat)))
     return out
 
 
