@@ -56,7 +56,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ioscale.importers.common import (INT32_MAX, INT64_MAX, UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan,
+from ioscale.importers import common
+from ioscale.importers.common import (INT64_MAX, UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan,
                                       checked_count, checked_time_ms, decode_text, derive_run_id,
                                       host_topology, run_events, step_load, to_number)
 from ioscale.wire.records import LinkCapacity, PortSample, StepLoad
@@ -290,25 +291,13 @@ def _recover(text: str, brace: int, name: str) -> Iperf3Doc | None:
 # --- records ----------------------------------------------------------------------------------------------
 
 
-def _long(v: float) -> int:
-    v = int(v)
-    return INT64_MAX if v > INT64_MAX else 0 if v < 0 else v
-
-
-def _int32(v: float) -> int:
-    v = int(v)
-    return INT32_MAX if v > INT32_MAX else -INT32_MAX - 1 if v < -INT32_MAX - 1 else v
-
-
 def port_sample(*, ts_ms: int, interval_ms: int, run_id: str, step_index: int, host: str, port_id: str,
                 queue: int = -1, link_speed_bps: int = 0, rx_bytes: int = 0, tx_bytes: int = 0, rx_frames: int = 0,
                 tx_frames: int = 0, tags: dict[str, str] | None = None) -> PortSample:
-    """A NIC PortSample with every schema field, clamped into the Avro ranges."""
-    return PortSample(ts_ms=_long(ts_ms), interval_ms=_int32(max(interval_ms, 0)), run_id=run_id,
-                      step_index=_int32(step_index), host=host, port_id=port_id, kind="NIC", queue=_int32(queue),
-                      vm="", link_speed_bps=_long(link_speed_bps), rx_bytes=_long(rx_bytes), tx_bytes=_long(tx_bytes),
-                      rx_frames=_long(rx_frames), tx_frames=_long(tx_frames), rx_errors=0, tx_errors=0, interrupts=0,
-                      tags=dict(tags or {}))
+    """A NIC PortSample with every schema field, clamped into the Avro ranges (``common.port_sample``)."""
+    return common.port_sample(ts_ms=ts_ms, interval_ms=interval_ms, run_id=run_id, step_index=step_index, host=host,
+                              port_id=port_id, kind="NIC", queue=queue, link_speed_bps=link_speed_bps,
+                              rx_bytes=rx_bytes, tx_bytes=tx_bytes, rx_frames=rx_frames, tx_frames=tx_frames, tags=tags)
 
 
 def _text(v: Any) -> str:
