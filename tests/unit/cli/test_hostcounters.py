@@ -23,6 +23,7 @@ class BatchingFakeProducer(FakeProducer):
     def __init__(self, bootstrap: str, registry: str, config: dict | None = None) -> None:
         super().__init__()
         self.batches: list[int] = []
+        self.raw: list[tuple[str, bytes]] = []
         self.delivered: dict[str, int] = {}
         BatchingFakeProducer.instances.append(self)
 
@@ -34,6 +35,9 @@ class BatchingFakeProducer(FakeProducer):
     def send(self, topic: str, record: dict) -> None:
         super().send(topic, record)
         self.delivered[topic] = self.delivered.get(topic, 0) + 1
+
+    def send_raw(self, topic: str, value: bytes) -> None:
+        self.raw.append((topic, value))
 
     def flush(self, timeout_s: float = 60.0) -> None:
         pass
@@ -98,3 +102,18 @@ def test_collect_esxtop_follows_until_idle(env, tmp_path, capsys):
     assert "sent 45 records for run r from 3 rows (ended: idle)" in out
     (producer,) = BatchingFakeProducer.instances
     assert len(producer.of(topics.IO_SAMPLES)) == 16
+
+
+def test_import_errors_go_to_the_dead_letter_topic(env, tmp_path, capsys):
+    import json
+
+    lines = (DATA / "esxtop_batch_vmhba_vm.csv").read_text().splitlines()
+    lines[2] = lines[2].replace('"58.2"', '"x"', 1)      # Physical Cpu(0)\% Processor Time of the second row
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    assert main(["import", "esxtop", str(bad)]) == ExitStatus.BAD_INPUT
+    (producer,) = BatchingFakeProducer.instances
+    ((topic, value),) = producer.raw
+    letter = json.loads(value)
+    assert topic == topics.DEAD_LETTER and (letter["line"], letter["reason"]) == (3, "not a number: 'x'")
+    assert letter["field"] == "Physical Cpu(0)\\% Processor Time" and letter["run_id"].startswith("esxtop-")

@@ -80,6 +80,16 @@ def cmd_import_streamed(args: argparse.Namespace) -> int:
         print(line + " (dry run: nothing sent)")
     else:
         batches.close()
+        from ioscale.wire import topics
+        from ioscale.wire.publish import dead_letter_record
+
+        # As for every import: errors are dead letters too (counted and queryable, never silent).
+        for r in results:
+            for issue in r.errors:
+                if issue.severity == "error":
+                    producer.send_raw(topics.DEAD_LETTER, dead_letter_record(
+                        "importer", issue.reason, file=issue.file, line=issue.line, field=issue.field,
+                        run_id=r.run_id))
         producer.flush()   # raises NotDelivered, with the counts, unless every record was delivered
         print(line + "; delivered " + ", ".join(f"{n} to {t}" for t, n in producer.delivered.items()))
         own = [rid for r in results for rid in r.runs if not (args.run_id and rid == args.run_id)]
