@@ -29,6 +29,7 @@ import org.apache.avro.util.Utf8;
 final class FrameDecoder extends Decoder {
     private BinaryDecoder in;
     private final Utf8 scratch = new Utf8();
+    private final byte[] oneByte = new byte[1];
 
     /** Decodes {@code length} bytes of {@code bytes} from {@code offset}; returns this. */
     FrameDecoder configure(byte[] bytes, int offset, int length) {
@@ -175,9 +176,18 @@ final class FrameDecoder extends Decoder {
         in.readNull();
     }
 
+    /**
+     * The spec writes a boolean as one byte, 0 or 1. BinaryDecoder reads any other byte as false; ClickHouse's
+     * decoder, on the raw path, refuses it: refused here too, so that both paths reject the same frames.
+     */
     @Override
     public boolean readBoolean() throws IOException {
-        return in.readBoolean();
+        in.readFixed(oneByte, 0, 1);
+        return switch (oneByte[0]) {
+            case 0 -> false;
+            case 1 -> true;
+            default -> throw new IOException("boolean byte " + (oneByte[0] & 0xff) + " is neither 0 nor 1");
+        };
     }
 
     @Override

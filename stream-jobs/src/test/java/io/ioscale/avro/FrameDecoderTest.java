@@ -33,6 +33,18 @@ class FrameDecoderTest {
     }
 
     @Test
+    void aBooleanIsZeroOrOneAndNothingElse() throws IOException {
+        FrameDecoder d = over(new byte[] {0, 1, 2});
+        assertThat(d.readBoolean()).isFalse();
+        assertThat(d.readBoolean()).isTrue();
+        assertThatThrownBy(d::readBoolean).isInstanceOf(IOException.class)
+                .hasMessage("boolean byte 2 is neither 0 nor 1");
+        assertThatThrownBy(() -> over(new byte[] {(byte) 0xff}).readBoolean()).isInstanceOf(IOException.class)
+                .hasMessage("boolean byte 255 is neither 0 nor 1");
+        assertThatThrownBy(() -> over(new byte[0]).readBoolean()).isInstanceOf(IOException.class);
+    }
+
+    @Test
     void aStringMayTakeEveryByteLeftButNotOneMore() throws IOException {
         byte[] abc = "abc".getBytes(StandardCharsets.UTF_8);
         FrameDecoder d = over(concat(AvroFrames.varint(3), abc));
