@@ -20,6 +20,8 @@ from live_sweep import LiveSweep, Oracle
 
 #: The issue's bound, from the kill to a result row for a second after it.
 RECOVERY_S = 30.0
+#: How long a process killed with SIGKILL may take to be gone (its pid and its ports).
+KILLED_GONE_S = 60.0
 #: After RUN_ENDED: the last step closes 10 s after its seconds stop; a minute window 5 s after it ends.
 SETTLE_S = 200.0
 
@@ -50,8 +52,13 @@ def kill9(stack, proc_name: str) -> None:
     pid = process.read_pid(specs[0].pid_file)
     assert pid, f"{proc_name} is not running"
     os.killpg(pid, signal.SIGKILL)  # the process and whatever it forked, as a crash of its host would
-    deadline = time.monotonic() + 10
-    while process.read_pid(specs[0].pid_file) is not None and time.monotonic() < deadline:
+    # Restarted once it is gone, as after a real crash: a killed JVM with a large heap can take seconds to exit
+    # on a loaded machine, and until then it still counts as running (and holds its ports).
+    spec = specs[0]
+    deadline = time.monotonic() + KILLED_GONE_S
+    while process.read_pid(spec.pid_file) is not None or any(process.port_in_use(stack.settings.host, p)
+                                                             for p in spec.ports):
+        assert time.monotonic() < deadline, f"{proc_name} (pid {pid}) still there {KILLED_GONE_S:.0f} s after SIGKILL"
         time.sleep(0.05)
 
 
