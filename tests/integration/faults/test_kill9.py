@@ -41,6 +41,14 @@ SEED = 11
 KILL_AT = 0.45
 
 
+@pytest.fixture(autouse=True)
+def whole_stack_after(stack):
+    """Every component up again after each case, whatever it did: one failed restart must not fail the tests
+    that follow (a no-op, ~5 s, when all run)."""
+    yield
+    Launcher(stack.settings, SilentProgress()).up()
+
+
 @pytest.fixture(scope="module")
 def fault_free(stack) -> dict:
     sweep = LiveSweep(stack, SEED)
