@@ -219,7 +219,9 @@ def test_a_fuzz_corpus_is_dead_lettered_alike_by_both_paths(stack):
         assert not set(flink[t]) - bad[t] and not set(house[t]) - bad[t], f"{t}: a good frame was dead-lettered"
     samples = [t for t in TOPICS if t != topics.RUNS]
     assert all(set(flink[t]) == set(house[t]) for t in samples), "the paths reject different frames (see above)"
-    if set(flink[topics.RUNS]) != set(house[topics.RUNS]):
-        # Open in issue 17: ~0.1 % of the mutated RunEvent frames (103 of 100,000 here), which the Flink job refuses
-        # (an int varint longer than 5 bytes, an index out of range) and ClickHouse reads.
-        pytest.xfail("the paths reject different RunEvent frames (see the report above)")
+    # One known difference on RunEvent, whose optional fields are ["null", X] unions: ClickHouse's Avro reader
+    # stores NULL for any branch index other than X's, where the Flink job refuses an index that is not a branch.
+    runs = topics.RUNS
+    assert not set(house[runs]) - set(flink[runs]), "ClickHouse refused RunEvent frames the Flink job read"
+    other = {o: flink[runs][o] for o in set(flink[runs]) - set(house[runs]) if "union branch index" not in flink[runs][o]}
+    assert not other, f"the paths reject different RunEvent frames: {sorted(other.items())[:3]}"

@@ -84,7 +84,7 @@ public final class ConfluentAvroDecoder<T> {
         } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
             throw new DecodeException(DecodeException.UNDECODABLE, id, "body does not decode with writer schema "
                     + id + " (" + reader.getSchema().getFullName() + ") as " + readerSchema.getFullName() + ": "
-                    + e.getClass().getSimpleName() + ": " + e.getMessage());
+                    + cause(e));
         }
         reuse = record;
         try {
@@ -92,6 +92,14 @@ public final class ConfluentAvroDecoder<T> {
         } catch (RuntimeException e) { // converters throw IllegalArgumentException on broken field rules
             throw new DecodeException(DecodeException.INVALID, id, e.getMessage());
         }
+    }
+
+    /** The reason's tail; Avro's resolver reports a union index past the union's branches as a bare array index. */
+    private String cause(Exception e) {
+        if (e instanceof ArrayIndexOutOfBoundsException && body.lastIndex() >= 0) {
+            return "union branch index " + body.lastIndex() + " is not a branch of the writer's union";
+        }
+        return e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 
     private Schema writerSchema(int id) throws DecodeException {
@@ -141,8 +149,7 @@ public final class ConfluentAvroDecoder<T> {
         } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
             resolvers.remove(id); // a resolver that failed mid-record is in an unknown state
             throw new DecodeException(DecodeException.UNDECODABLE, id, "body does not decode with writer schema "
-                    + id + " as " + readerSchema.getFullName() + ": " + e.getClass().getSimpleName() + ": "
-                    + e.getMessage());
+                    + id + " as " + readerSchema.getFullName() + ": " + cause(e));
         }
         try {
             return checker.check(record);

@@ -12,7 +12,8 @@ import org.apache.avro.util.Utf8;
  * is allocated for it: a string or bytes of n bytes needs n bytes left, an array or map block of n items needs n
  * bytes left (every item of an array or map takes at least one byte: a map's key is a string, and no schema the
  * jobs read has arrays of null or of empty records), a negative length is refused, and so is a negative block
- * count whose byte size is not within the frame. Numbers, enums, unions and fixed values are BinaryDecoder's.
+ * count whose byte size is not within the frame. Ints and enum and union indexes are read as longs and range-checked
+ * (see {@link #readInt}); the rest is BinaryDecoder's.
  *
  * <p>Why it is hand-written: BinaryDecoder sizes a string's or bytes' buffer from the length it reads, and
  * GenericDatumReader an array from its block count, before reading them, so one corrupt length (600 MB, say)
@@ -30,10 +31,12 @@ final class FrameDecoder extends Decoder {
     private BinaryDecoder in;
     private final Utf8 scratch = new Utf8();
     private final byte[] oneByte = new byte[1];
+    private long lastIndex = -1;
 
     /** Decodes {@code length} bytes of {@code bytes} from {@code offset}; returns this. */
     FrameDecoder configure(byte[] bytes, int offset, int length) {
         in = DecoderFactory.get().binaryDecoder(bytes, offset, length, in);
+        lastIndex = -1;
         return this;
     }
 
@@ -190,9 +193,21 @@ final class FrameDecoder extends Decoder {
         };
     }
 
+    /**
+     * An int's varint may take more than the 5 bytes BinaryDecoder allows (as a long's may): read as a long and
+     * refused only when the value does not fit an int. That is the rule of avro-cpp, which ClickHouse's raw path
+     * reads with, so both paths accept and refuse the same ints.
+     */
     @Override
     public int readInt() throws IOException {
-        return in.readInt();
+        return intValue("int", in.readLong());
+    }
+
+    private static int intValue(String what, long v) throws IOException {
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new IOException(what + " value " + v + " is out of range for an Avro int");
+        }
+        return (int) v;
     }
 
     @Override
@@ -222,11 +237,26 @@ final class FrameDecoder extends Decoder {
 
     @Override
     public int readEnum() throws IOException {
-        return in.readEnum();
+        return intValue("enum index", in.readLong());
     }
 
+    /** A union's branch index; one that is not a branch of the writer's union is named by {@link #lastIndex}. */
     @Override
     public int readIndex() throws IOException {
-        return in.readIndex();
+        long v = in.readLong();
+        lastIndex = v;
+        if (v < 0 || v > Integer.MAX_VALUE) {
+            throw new IOException("union branch index " + v + " is out of range");
+        }
+        return (int) v;
+    }
+
+    /**
+     * The last union branch index read. Avro's resolver refuses an index past the union's branches with a bare
+     * ArrayIndexOutOfBoundsException (its message and stack are dropped once the JIT makes it a fast throw); the
+     * caller names the index with this.
+     */
+    long lastIndex() {
+        return lastIndex;
     }
 }

@@ -599,6 +599,56 @@ class ConfluentAvroDecoderTest {
         assertThat(mostAllocated).isLessThan(64 * 1024);
     }
 
+    /** {@code value}'s varint padded to {@code bytes} bytes with continuation bits: longer than it needs to be. */
+    private static byte[] overlong(long value, int bytes) {
+        byte[] v = AvroFrames.varint(value);
+        byte[] out = Arrays.copyOf(v, bytes);
+        for (int i = 0; i < bytes - 1; i++) {
+            out[i] |= (byte) 0x80;
+        }
+        return out;
+    }
+
+    private static byte[] splice(byte[] frame, int at, byte[] varint) {
+        byte[] out = new byte[frame.length - 1 + varint.length];
+        System.arraycopy(frame, 0, out, 0, at);
+        System.arraycopy(varint, 0, out, at, varint.length);
+        System.arraycopy(frame, at + 1, out, at + varint.length, frame.length - at - 1);
+        return out;
+    }
+
+    /**
+     * Ints and enum and union indexes are read as ClickHouse's raw path (avro-cpp) reads them: a varint longer
+     * than 5 bytes is accepted when its value fits, a value past an int is refused, and a union index that is
+     * not a branch is refused and named in the reason.
+     */
+    @Test
+    void intsAndIndexesAreReadAsTheRawPathReadsThem() throws Exception {
+        ConfluentAvroDecoder<RunEvent> runs = new ConfluentAvroDecoder<>(RUN, schemas, AvroRecords::runEvent);
+        byte[] f = frame(2, RUN, runRecord("RUN_STARTED"));
+        // every field takes one byte here: header 0-4, event_type 5, ..., tool 10, step_index 13, load 15
+        assertThat(f).hasSize(20);
+        int tool = 10;
+        int stepIndex = 13;
+        int load = 15;
+
+        RunEvent e = runs.decode(splice(splice(splice(f, load, overlong(0, 7)), stepIndex, overlong(-1, 6)),
+                tool, overlong(3, 9)));
+        assertThat(e.stepIndex).isEqualTo(-1);
+        assertThat(e.load).isNull();
+        assertThat(e.tool).isEqualTo("FIO");
+
+        assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, stepIndex, 1L << 31)))
+                .isInstanceOf(DecodeException.class).hasMessageContaining("int value 2147483648 is out of range");
+        for (long index : new long[] {2, 476_837}) {
+            assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, load, index)))
+                    .isInstanceOf(DecodeException.class)
+                    .hasMessageContaining("union branch index " + index + " is not a branch of the writer's union");
+        }
+        assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, load, -1)))
+                .isInstanceOf(DecodeException.class).hasMessageContaining("union branch index -1 is out of range");
+    }
+
     /**
      * Avro's other array and map layout, blocks of "-count, byte size, items" (BlockingBinaryEncoder writes it),
      * decodes to the same records, and the reader skips such blocks in fields it does not know.
