@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ioscale.collectors.rundir import log_tail, new_run_dir
 from ioscale.errors import IoscaleError
 from ioscale.histogram import LatencyHistogram
 from ioscale.importers.common import (
@@ -344,22 +345,6 @@ def _fio_version(fio: str) -> str:
     return out.stdout.strip()
 
 
-def _tail(path: Path, lines: int = 5) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return " | ".join(ln.strip() for ln in text.strip().splitlines()[-lines:])
-
-
-def _run_dir(out_dir: Path) -> Path:
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise FioRunError(f"run directory {out_dir} already exists and is not empty",
-                          hint="pass another --out-dir, or another --run-id (the default directory is named after it)")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return out_dir
-
-
 @dataclass
 class _Step:
     index: int
@@ -391,7 +376,7 @@ def _prepare_steps(fio: str, run_dir: Path, paths: list[Path], texts: list[str],
         if check.returncode != 0:
             step.stderr.write_text(check.stderr + check.stdout)
             raise FioRunError(f"fio refused the job of step {index}"
-                              + (f" ({sweep[0]}={value})" if sweep else "") + f": {_tail(step.stderr)}",
+                              + (f" ({sweep[0]}={value})" if sweep else "") + f": {log_tail(step.stderr)}",
                               hint=f"fix the job file or the options after --; fio's message is in {step.stderr}, "
                                    f"the job as fio read it in {files[0]}")
         steps.append(step)
@@ -433,7 +418,7 @@ def run_fio(producer_like: Any, jobfiles: Sequence[str | os.PathLike], *, run_id
         if out_dir is None:
             run_dir, kept = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ioscale-fio-"))), None
         else:
-            run_dir = kept = _run_dir(Path(out_dir))
+            run_dir = kept = new_run_dir(Path(out_dir), FioRunError)
         steps = _prepare_steps(fio, run_dir, paths, texts, values, sweep, status_interval_s, extra_args)
         version = _fio_version(fio)
         run = FioRun(run_id, host, vm, scenario, kept, version, list(extra_args))
@@ -570,11 +555,11 @@ def _run_one(step: _Step, differ: _Differ, timeout_s: float | None, clock: Calla
             if last_doc is not None:
                 step.report.write_text(last_doc + "\n")
     if rc != 0:
-        raise FioRunError(f"fio exited {rc} in step {step.index}: {_tail(step.stderr)}",
+        raise FioRunError(f"fio exited {rc} in step {step.index}: {log_tail(step.stderr)}",
                           hint=f"fio's stderr is in {step.stderr}, the job as run in {step.jobfiles[0]}"
                                + (f", its last report in {step.report}" if last_doc is not None else ""))
     if differ.last is None:
-        raise FioRunError(f"fio printed no json+ report in step {step.index}: {_tail(step.stderr)}",
+        raise FioRunError(f"fio printed no json+ report in step {step.index}: {log_tail(step.stderr)}",
                           hint=f"fio's stderr is in {step.stderr}; run the job by hand: {' '.join(step.command)}")
 
 

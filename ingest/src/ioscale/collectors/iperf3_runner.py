@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ioscale.collectors.rundir import log_tail, new_run_dir
 from ioscale.errors import IoscaleError
 from ioscale.importers.common import Issues, StepSpan, host_topology, parse_size_bytes, run_events, step_load
 from ioscale.importers.iperf3 import (Iperf3Doc, IntervalMapper, parse_link_speed, read_documents, step_load_of,
@@ -139,23 +140,6 @@ def iperf3_features(iperf3: str) -> tuple[str, bool]:
     return (first[0] if first else ""), "--json-stream" in helptext.stdout + helptext.stderr
 
 
-def _tail(path: Path, lines: int = 5) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return " | ".join(ln.strip() for ln in text.strip().splitlines()[-lines:])
-
-
-def _run_dir(out_dir: Path) -> Path:
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise Iperf3RunError(f"run directory {out_dir} already exists and is not empty",
-                             hint="pass another --out-dir, or another --run-id (the default directory is named after "
-                                  "it)")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return out_dir
-
-
 # --- a local server ---------------------------------------------------------------------------------------
 
 
@@ -188,7 +172,7 @@ def local_server(iperf3: str, port: int, log_path: Path, *, wait_s: float = 10.0
             while not _listening("127.0.0.1", port):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise Iperf3RunError(f"the local iperf3 server did not start on 127.0.0.1:{port}: "
-                                         f"{_tail(log_path)}",
+                                         f"{log_tail(log_path)}",
                                          hint="pass --port with a free port, or --server HOST for a server of yours")
                 time.sleep(0.05)
             yield proc
@@ -331,7 +315,7 @@ def _run_client(command: list[str], stdout_path: Path, stderr_path: Path, feed: 
             feed.document(doc)
     error = next((d.error for d in docs if d.error), "")
     if rc != 0 or error or not docs:
-        what = error or _tail(stderr_path) or f"exit status {rc}"
+        what = error or log_tail(stderr_path) or f"exit status {rc}"
         raise Iperf3RunError(f"iperf3 failed: {what}",
                              hint=f"iperf3's output is in {stdout_path}, its stderr in {stderr_path}; is an iperf3 "
                                   "server (iperf3 -s) running on that host and port?")
@@ -380,7 +364,7 @@ def run_iperf3(producer_like: Any, *, server: str | None = None, port: int | Non
         if out_dir is None:
             run_dir, kept = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ioscale-iperf3-"))), None
         else:
-            run_dir = kept = _run_dir(Path(out_dir))
+            run_dir = kept = new_run_dir(Path(out_dir), Iperf3RunError)
         if server is None:
             target, port = "127.0.0.1", port or free_port()
             stack.enter_context(local_server(binary, port, run_dir / SERVER_LOG))

@@ -23,6 +23,7 @@ Conventions shared by all importers (documented once, here):
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -269,6 +270,34 @@ def derive_run_id(tool: str, sources: Sequence[Source]) -> str:
 
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 _SIZE_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
+
+
+def salvaged_value(text: str, key: str, dec: json.JSONDecoder, start: int = 0, end: int | None = None) -> Any:
+    """The JSON value after the first ``"key":`` in ``text[start:end]`` of a broken document; None when it is
+    absent or itself broken (a truncated report keeps its complete head)."""
+    m = re.compile(r'"' + re.escape(key) + r'"\s*:\s*').search(text, start, len(text) if end is None else end)
+    if not m:
+        return None
+    try:
+        return dec.raw_decode(text, m.end())[0]
+    except (ValueError, RecursionError):
+        return None
+
+
+def salvaged_objects(text: str, pos: int, dec: json.JSONDecoder) -> list[Any]:
+    """The complete objects of a JSON array whose items start at ``pos`` (just after its ``[``), up to the first
+    broken one: what a killed tool's truncated report still holds whole."""
+    out: list[Any] = []
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] != "{":
+            return out
+        try:
+            item, pos = dec.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            return out
+        out.append(item)
 
 
 def parse_size_bytes(text: str) -> int | None:

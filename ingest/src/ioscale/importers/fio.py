@@ -38,7 +38,7 @@ from ioscale.histogram import LatencyHistogram
 from ioscale.importers.common import (INT64_MAX, UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, checked_count,
                                       checked_float, checked_time_ms, decode_text, derive_run_id, host_topology,
                                       io_sample, littles_law, parse_size_bytes, parsed_sources, quantile_from_percent,
-                                      run_events, step_load, to_number)
+                                      run_events, salvaged_objects, salvaged_value, step_load, to_number)
 from ioscale.importers.fio_bins import FIO_IO_U_PLAT_VAL, GROUP_NR_NSEC, GROUP_NR_USEC, plat_idx_to_val, plat_val_to_idx
 from ioscale.wire.records import Direction
 
@@ -129,37 +129,15 @@ def _recover(text: str, start: int) -> Pairs:
     out = Pairs()
     dec = json.JSONDecoder(object_pairs_hook=Pairs)
     jobs_at = text.find('"jobs"', start)
-    head = text[start:jobs_at if jobs_at > 0 else len(text)]
-    for key in ("fio version", "timestamp_ms", "timestamp"):
-        m = re.search(r'"' + re.escape(key) + r'"\s*:\s*', head)
-        if m:
-            try:
-                out.append((key, dec.raw_decode(head, m.end())[0]))
-            except (ValueError, RecursionError):
-                pass
-    m = re.search(r'"global options"\s*:\s*', head)
-    if m:
-        try:
-            out.append(("global options", dec.raw_decode(head, m.end())[0]))
-        except (ValueError, RecursionError):
-            pass
+    head_end = jobs_at if jobs_at > 0 else len(text)
+    for key in ("fio version", "timestamp_ms", "timestamp", "global options"):
+        value = salvaged_value(text, key, dec, start, head_end)
+        if value is not None:
+            out.append((key, value))
     if jobs_at < 0:
         return out
     pos = text.find("[", jobs_at)
-    jobs: list[Any] = []
-    if pos >= 0:
-        pos += 1
-        while True:
-            while pos < len(text) and text[pos] in " \t\r\n,":
-                pos += 1
-            if pos >= len(text) or text[pos] != "{":
-                break
-            try:
-                job, pos = dec.raw_decode(text, pos)
-            except (ValueError, RecursionError):
-                break
-            jobs.append(job)
-    out.append(("jobs", jobs))
+    out.append(("jobs", salvaged_objects(text, pos + 1, dec) if pos >= 0 else []))
     return out
 
 

@@ -263,28 +263,12 @@ def _recover(text: str, brace: int, name: str) -> Iperf3Doc | None:
     """Best effort after a JSON error: the ``start`` object and each complete interval."""
     dec = json.JSONDecoder()
     doc = Iperf3Doc(name=name, truncated=True)
-    m = re.compile(r'"start"\s*:\s*').search(text, brace)
-    if m:
-        try:
-            start, _ = dec.raw_decode(text, m.end())
-            if isinstance(start, dict):
-                doc.start = start
-        except (ValueError, RecursionError):
-            pass
+    start = common.salvaged_value(text, "start", dec, brace)
+    if isinstance(start, dict):
+        doc.start = start
     m = re.compile(r'"intervals"\s*:\s*\[').search(text, brace)
     if m:
-        pos = m.end()
-        while True:
-            while pos < len(text) and text[pos] in " \t\r\n,":
-                pos += 1
-            if pos >= len(text) or text[pos] != "{":
-                break
-            try:
-                interval, pos = dec.raw_decode(text, pos)
-            except (ValueError, RecursionError):
-                break
-            if isinstance(interval, dict):
-                doc.intervals.append(interval)
+        doc.intervals = [i for i in common.salvaged_objects(text, m.end(), dec) if isinstance(i, dict)]
     return doc if doc.start or doc.intervals else None
 
 
