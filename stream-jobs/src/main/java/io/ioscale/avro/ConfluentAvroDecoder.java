@@ -3,6 +3,7 @@ package io.ioscale.avro;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.avro.AvroRuntimeException;
@@ -33,6 +34,8 @@ public final class ConfluentAvroDecoder<T> {
     private final Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
     private final Map<Integer, ResolvingDecoder> resolvers = new HashMap<>();
     private final Set<Integer> sameSchema = new HashSet<>();
+    /** Per writer schema id: whether all its unions are ["null", X] ({@link FrameDecoder#readIndex}). */
+    private final Map<Integer, Boolean> nullFirstUnions = new HashMap<>();
     private final long readerFingerprint;
     /** Every body is read through it, so no corrupt length allocates beyond the frame. */
     private final FrameDecoder body = new FrameDecoder();
@@ -76,7 +79,7 @@ public final class ConfluentAvroDecoder<T> {
         }
         GenericRecord record;
         try {
-            body.configure(value, WireFrame.HEADER_SIZE, value.length - WireFrame.HEADER_SIZE);
+            body.configure(value, WireFrame.HEADER_SIZE, value.length - WireFrame.HEADER_SIZE, nullFirstUnions(id));
             record = reader.read(reuse, body);
             if (!body.isEnd()) {
                 throw new IOException("trailing bytes after the record (a different writer schema?)");
@@ -91,6 +94,42 @@ public final class ConfluentAvroDecoder<T> {
             return converter.convert(record);
         } catch (RuntimeException e) { // converters throw IllegalArgumentException on broken field rules
             throw new DecodeException(DecodeException.INVALID, id, e.getMessage());
+        }
+    }
+
+    private boolean nullFirstUnions(int id) throws DecodeException {
+        Boolean known = nullFirstUnions.get(id);
+        if (known == null) {
+            known = onlyNullFirstUnions(writerSchema(id), new HashSet<>());
+            nullFirstUnions.put(id, known);
+        }
+        return known;
+    }
+
+    /** Whether every union reachable from {@code s} is {@code ["null", X]}. */
+    static boolean onlyNullFirstUnions(Schema s, Set<String> seenRecords) {
+        switch (s.getType()) {
+            case UNION:
+                List<Schema> branches = s.getTypes();
+                return branches.size() == 2 && branches.get(0).getType() == Schema.Type.NULL
+                        && branches.get(1).getType() != Schema.Type.NULL
+                        && onlyNullFirstUnions(branches.get(1), seenRecords);
+            case RECORD:
+                if (!seenRecords.add(s.getFullName())) {
+                    return true;
+                }
+                for (Schema.Field f : s.getFields()) {
+                    if (!onlyNullFirstUnions(f.schema(), seenRecords)) {
+                        return false;
+                    }
+                }
+                return true;
+            case ARRAY:
+                return onlyNullFirstUnions(s.getElementType(), seenRecords);
+            case MAP:
+                return onlyNullFirstUnions(s.getValueType(), seenRecords);
+            default:
+                return true;
         }
     }
 
@@ -129,7 +168,7 @@ public final class ConfluentAvroDecoder<T> {
         }
         T record;
         try {
-            body.configure(value, WireFrame.HEADER_SIZE, value.length - WireFrame.HEADER_SIZE);
+            body.configure(value, WireFrame.HEADER_SIZE, value.length - WireFrame.HEADER_SIZE, nullFirstUnions(id));
             if (same) {
                 record = bodyReader.readSameSchema(readerSchema, body);
             } else {

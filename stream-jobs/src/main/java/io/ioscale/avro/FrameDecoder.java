@@ -32,11 +32,21 @@ final class FrameDecoder extends Decoder {
     private final Utf8 scratch = new Utf8();
     private final byte[] oneByte = new byte[1];
     private long lastIndex = -1;
+    private boolean nullFirstUnions;
 
-    /** Decodes {@code length} bytes of {@code bytes} from {@code offset}; returns this. */
+    /** Decodes {@code length} bytes of {@code bytes} from {@code offset}, unions strictly; returns this. */
     FrameDecoder configure(byte[] bytes, int offset, int length) {
+        return configure(bytes, offset, length, false);
+    }
+
+    /**
+     * As {@link #configure(byte[], int, int)}; {@code nullFirstUnions} when every union of the writer schema is
+     * {@code ["null", X]}: see {@link #readIndex}.
+     */
+    FrameDecoder configure(byte[] bytes, int offset, int length, boolean nullFirstUnions) {
         in = DecoderFactory.get().binaryDecoder(bytes, offset, length, in);
         lastIndex = -1;
+        this.nullFirstUnions = nullFirstUnions;
         return this;
     }
 
@@ -240,11 +250,19 @@ final class FrameDecoder extends Decoder {
         return intValue("enum index", in.readLong());
     }
 
-    /** A union's branch index; one that is not a branch of the writer's union is named by {@link #lastIndex}. */
+    /**
+     * A union's branch index. Where every union of the writer schema is {@code ["null", X]}, ClickHouse's rule:
+     * its Avro reader maps such a union to Nullable(X) and reads every index but X's as NULL, so an index that is
+     * not a branch reads as null here too and both paths store the same record. Otherwise an index past the
+     * union's branches is refused (named by {@link #lastIndex}).
+     */
     @Override
     public int readIndex() throws IOException {
         long v = in.readLong();
         lastIndex = v;
+        if (nullFirstUnions) {
+            return v == 1 ? 1 : 0;
+        }
         if (v < 0 || v > Integer.MAX_VALUE) {
             throw new IOException("union branch index " + v + " is out of range");
         }

@@ -619,34 +619,51 @@ class ConfluentAvroDecoderTest {
 
     /**
      * Ints and enum and union indexes are read as ClickHouse's raw path (avro-cpp) reads them: a varint longer
-     * than 5 bytes is accepted when its value fits, a value past an int is refused, and a union index that is
-     * not a branch is refused and named in the reason.
+     * than 5 bytes is accepted when its value fits, a value past an int is refused, and in RunEvent, whose unions
+     * are all ["null", X], any union index but X's reads as null (ClickHouse stores NULL there).
      */
     @Test
     void intsAndIndexesAreReadAsTheRawPathReadsThem() throws Exception {
         ConfluentAvroDecoder<RunEvent> runs = new ConfluentAvroDecoder<>(RUN, schemas, AvroRecords::runEvent);
-        byte[] f = frame(2, RUN, runRecord("RUN_STARTED"));
-        // every field takes one byte here: header 0-4, event_type 5, ..., tool 10, step_index 13, load 15
-        assertThat(f).hasSize(20);
+        GenericRecord ended = runRecord("STEP_ENDED");
+        ended.put("start_ms", 40L);
+        byte[] f = frame(2, RUN, ended);
+        // every field takes one byte here but start_ms (index 1, value 40: 2 bytes): header 0-4, event_type 5, ...,
+        // tool 10, step_index 13, load 15, links 16, start_ms 17-18
+        assertThat(f).hasSize(21);
         int tool = 10;
         int stepIndex = 13;
         int load = 15;
+        int startMs = 17;
 
         RunEvent e = runs.decode(splice(splice(splice(f, load, overlong(0, 7)), stepIndex, overlong(-1, 6)),
                 tool, overlong(3, 9)));
         assertThat(e.stepIndex).isEqualTo(-1);
         assertThat(e.load).isNull();
         assertThat(e.tool).isEqualTo("FIO");
+        assertThat(e.startMs).isEqualTo(40L);
 
         assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, stepIndex, 1L << 31)))
                 .isInstanceOf(DecodeException.class).hasMessageContaining("int value 2147483648 is out of range");
-        for (long index : new long[] {2, 476_837}) {
-            assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, load, index)))
-                    .isInstanceOf(DecodeException.class)
-                    .hasMessageContaining("union branch index " + index + " is not a branch of the writer's union");
+        for (long index : new long[] {2, 476_837, -1, 1L << 40}) {
+            assertThat(runs.decode(AvroFrames.withVarint(f, load, index)).load).as("load index %d", index).isNull();
         }
-        assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, load, -1)))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("union branch index -1 is out of range");
+        // start_ms's index 2 reads as null; the 40 that followed it is then end_ms's index (null too), and one
+        // byte is left over: refused
+        assertThatThrownBy(() -> runs.decode(AvroFrames.withVarint(f, startMs, 2)))
+                .isInstanceOf(DecodeException.class).hasMessageContaining("trailing bytes after the record");
+    }
+
+    @Test
+    void onlyWritersWhoseUnionsAreAllNullFirstPairsReadForeignIndexesAsNull() {
+        assertThat(ConfluentAvroDecoder.onlyNullFirstUnions(RUN, new java.util.HashSet<>())).isTrue();
+        assertThat(ConfluentAvroDecoder.onlyNullFirstUnions(IO, new java.util.HashSet<>())).isTrue();
+        Schema nullLast = new Schema.Parser().parse("{\"type\": \"record\", \"name\": \"R\", \"fields\": "
+                + "[{\"name\": \"a\", \"type\": [\"long\", \"null\"]}]}");
+        Schema three = new Schema.Parser().parse("{\"type\": \"record\", \"name\": \"R\", \"fields\": "
+                + "[{\"name\": \"a\", \"type\": {\"type\": \"array\", \"items\": [\"null\", \"long\", \"string\"]}}]}");
+        assertThat(ConfluentAvroDecoder.onlyNullFirstUnions(nullLast, new java.util.HashSet<>())).isFalse();
+        assertThat(ConfluentAvroDecoder.onlyNullFirstUnions(three, new java.util.HashSet<>())).isFalse();
     }
 
     /**

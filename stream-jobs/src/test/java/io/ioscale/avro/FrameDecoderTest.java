@@ -45,6 +45,23 @@ class FrameDecoderTest {
     }
 
     @Test
+    void aUnionIndexIsStrictUnlessEveryUnionIsANullFirstPair() throws IOException {
+        byte[] body = concat(AvroFrames.varint(1), AvroFrames.varint(2), AvroFrames.varint(-1));
+        FrameDecoder strict = over(body);
+        assertThat(strict.readIndex()).isEqualTo(1);
+        assertThat(strict.readIndex()).isEqualTo(2); // the resolver refuses it; lastIndex names it
+        assertThat(strict.lastIndex()).isEqualTo(2);
+        assertThatThrownBy(strict::readIndex).isInstanceOf(IOException.class)
+                .hasMessage("union branch index -1 is out of range");
+        byte[] padded = new byte[body.length];
+        System.arraycopy(body, 0, padded, 0, body.length);
+        FrameDecoder nullFirst = new FrameDecoder().configure(padded, 0, padded.length, true);
+        assertThat(nullFirst.readIndex()).isEqualTo(1);
+        assertThat(nullFirst.readIndex()).isZero();
+        assertThat(nullFirst.readIndex()).isZero();
+    }
+
+    @Test
     void aStringMayTakeEveryByteLeftButNotOneMore() throws IOException {
         byte[] abc = "abc".getBytes(StandardCharsets.UTF_8);
         FrameDecoder d = over(concat(AvroFrames.varint(3), abc));
