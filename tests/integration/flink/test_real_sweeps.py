@@ -91,7 +91,7 @@ UNIT_DATA = Path(__file__).resolve().parents[2] / "unit" / "importers" / "data"
 #: Every importer's whole-run fixtures: real files, and hand-made ones where no licensed real file exists.
 FIXTURES = [
     ("diskspd", [REAL / "pkb_diskspd_result_nolatency.xml"]),
-    ("diskspd", [REAL / "vc_diskspd-2.0.21a_rxml_readwrite_70_30.xml"]),
+    # (vc_diskspd-2.0.21a_rxml_readwrite_70_30.xml is not whole-run: its -D series imports as 1 s samples)
     ("diskspd", [REAL / "diskspd_text_readwrite_70_30_vc.txt"]),
     ("diskspd", [REAL / "diskspd_text_v2.2_multinuma_writeonly_vc.txt"]),
     ("fio", [REAL / "vc_fio-3.26_windowsaio_randwrite.json"]),

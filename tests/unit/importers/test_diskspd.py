@@ -222,3 +222,155 @@ def test_truncated_xml_keeps_complete_threads(kit):
 def test_not_diskspd_output(kit, content):
     r = kit.run_bytes("diskspd", ("x.out", content))
     assert r.io_samples == [] and kit.errors_of(r)
+
+
+# --- -D time series (<Iops> buckets) -------------------------------------------------------------------------
+
+XML_SERIES = "diskspd_2.2_xml_iops_series_2threads_2targets.xml"
+XML_VC = "vc_diskspd-2.0.21a_rxml_readwrite_70_30.xml"
+XML_UT = "diskspd-2.2_ut_xmlresult_iops_buckets.xml"
+
+
+def _series(r, target, direction):
+    return sorted((s for s in r.io_samples if s["target"] == target and s["direction"] == direction),
+                  key=lambda s: s["ts_ms"])
+
+
+def test_real_vc_series_replaces_the_whole_run_sample(kit):
+    r = kit.run("diskspd", kit.fixture(XML_VC))
+    assert kit.errors_of(r) == []
+    # 120 s at 1000 ms buckets; 3 reads and 2 writes completed in the last 10 ms (TestTimeSeconds 120.01)
+    assert [w.split(": ", 2)[-1] for w in kit.errors_of(r, "warning")] == [
+        "diskspd.test READ: the 1000 ms buckets hold 37159 I/Os, the whole run 37162; the 3 completed after the "
+        "last bucket (ending at 120000 ms) are added to it",
+        "diskspd.test WRITE: the 1000 ms buckets hold 15751 I/Os, the whole run 15753; the 2 completed after the "
+        "last bucket (ending at 120000 ms) are added to it"]
+    kit.assert_schema_valid(r)
+    reads, writes = _series(r, "diskspd.test", "READ"), _series(r, "diskspd.test", "WRITE")
+    assert len(reads) == len(writes) == 120 and len(r.io_samples) == 242   # + the "*" percentile pair
+    # the whole run's counts, not one more and not one less
+    assert sum(s["ops"] for s in reads) == 37162 and sum(s["ops"] for s in writes) == 15753
+    assert sum(s["bytes"] for s in reads) == 152215552 == 37162 * 4096
+    t0 = 1618442742000 + 15000   # RunTime 2021/04/14 23:25:42 UTC + 15 s warm-up
+    assert [s["ts_ms"] for s in reads] == [t0 + 1000 * k for k in range(120)]
+    assert [s["interval_ms"] for s in reads] == [1000] * 119 + [1010]
+    first = reads[0]   # <Bucket SampleMillisecond="1000" Read="332" ... ReadAvgLatencyMilliseconds="2.378">
+    assert (first["ops"], first["bytes"], first["latency_count"]) == (332, 332 * 4096, 332)
+    assert first["latency_sum_ns"] == 2_378_000 * 332
+    assert (first["latency_min_ns"], first["latency_max_ns"]) == (88_000, 22_679_000)
+    assert first["tags"]["ops_basis"] == "rate_x_interval" and first["tags"]["bytes_basis"] == "ops_x_block_size"
+    assert first["tags"]["latency_sum_basis"] == "mean_x_count" and first["latency_bucket_index"] == []
+    last = reads[-1]   # Read="303" ReadAvgLatencyMilliseconds="2.558", + the 3 of the tail, which have no latency
+    assert (last["ops"], last["latency_count"], last["latency_sum_ns"]) == (306, 303, 2_558_000 * 303)
+    assert last["tags"]["ops_basis"] == "rate_x_interval_plus_tail"
+    assert (writes[0]["ops"], writes[0]["latency_sum_ns"]) == (119, 1_761_000 * 119)
+    # the whole-run percentile table stays, on a sample holding no I/O and no time
+    star = {s["direction"]: s for s in r.io_samples if s["target"] == "*"}
+    assert sorted(star) == ["READ", "WRITE"]
+    assert all((s["ops"], s["latency_count"], s["interval_ms"]) == (0, 0, 0) for s in star.values())
+    assert star["READ"]["tags"]["percentile_window_ms"] == "120010"
+    assert star["READ"]["tags"]["percentile_sample_count"] == "37162"
+    q = dict(zip(star["READ"]["percentile_q"], star["READ"]["percentile_ns"]))
+    assert q[0.11] == 453_000 and q[0.12] == 1_823_000   # the bimodal read latency the source notes
+
+
+def test_hand_made_two_threads_two_targets_series(kit):
+    r = kit.run("diskspd", kit.DATA / XML_SERIES)
+    assert kit.errors_of(r) == []
+    # thread 0 read 3+2+4 of D:\a.dat in its buckets, thread 1 1+0+2; the whole run counted 9 + 4
+    assert [w.split(": ", 2)[-1] for w in kit.errors_of(r, "warning")] == [
+        "D:\\a.dat READ: the 1000 ms buckets hold 12 I/Os, the whole run 13; the 1 completed after the last "
+        "bucket (ending at 3000 ms) are added to it"]
+    kit.assert_schema_valid(r)
+    t0 = 1714979289000 + 2000   # RunTime 2024/05/06 07:08:09 UTC + 2 s warm-up
+    got = {(s["target"], s["direction"]): [(s["ts_ms"] - t0, s["interval_ms"], s["ops"], s["bytes"],
+                                            s["latency_count"], s["latency_sum_ns"], s["latency_min_ns"],
+                                            s["latency_max_ns"]) for s in _series(r, s["target"], s["direction"])]
+           for s in r.io_samples if s["target"] != "*"}
+    # per bucket, threads summed: ops, ops x block size, sum of mean x count, min and max over the threads that
+    # did I/O (thread 1's empty read bucket at 2000 ms prints min = max = 0.000: not a latency)
+    assert got[("D:\\a.dat", "READ")] == [
+        (0, 1000, 3 + 1, 4 * 4096, 4, 3 * 500_000 + 1 * 700_000, 200_000, 900_000),
+        (1000, 1000, 2 + 0, 2 * 4096, 2, 2 * 250_000, 100_000, 400_000),
+        (2000, 1010, 4 + 2 + 1, 7 * 4096, 6, 4 * 125_000 + 2 * 300_000, 50_000, 400_000)]
+    assert got[("D:\\a.dat", "WRITE")] == [
+        (0, 1000, 1 + 1, 2 * 4096, 2, 1_000_000 + 3_000_000, 1_000_000, 3_000_000),
+        (1000, 1000, 0 + 2, 2 * 4096, 2, 2 * 1_500_000, 1_000_000, 2_000_000),
+        (2000, 1000, 2 + 0, 2 * 4096, 2, 2 * 2_000_000, 1_500_000, 2_500_000)]
+    assert got[("E:\\b.dat", "READ")] == [
+        (0, 1000, 10 + 5, 15 * 65536, 15, 10 * 2_000_000 + 5 * 4_000_000, 1_000_000, 6_000_000),
+        (1000, 1000, 10 + 5, 15 * 65536, 15, 10 * 3_000_000 + 5 * 1_000_000, 500_000, 5_000_000),
+        (2000, 1000, 10 + 6, 16 * 65536, 16, 10 * 2_500_000 + 6 * 2_000_000, 1_000_000, 3_500_000)]
+    # E:\b.dat wrote nothing, but the step is a 75/25 mix: its WRITE series is zeros, as its whole-run sample was
+    assert [x[2] for x in got[("E:\\b.dat", "WRITE")]] == [0, 0, 0]
+    whole = {("D:\\a.dat", "READ"): 9 + 4, ("D:\\a.dat", "WRITE"): 3 + 3, ("E:\\b.dat", "READ"): 30 + 16,
+             ("E:\\b.dat", "WRITE"): 0}
+    assert {k: sum(x[2] for x in v) for k, v in got.items()} == whole
+    # Little's law per interval: 4 reads of mean 0.55 ms in 1 s
+    a0 = _series(r, "D:\\a.dat", "READ")[0]
+    assert a0["outstanding_ios"] == pytest.approx(4 * 0.00055)
+    star = {s["direction"]: s for s in r.io_samples if s["target"] == "*"}
+    assert (star["READ"]["interval_ms"], star["READ"]["latency_min_ns"], star["READ"]["latency_max_ns"]) == \
+        (0, 50_000, 6_000_000)
+    assert star["READ"]["percentile_q"] == [0.5] and star["READ"]["percentile_ns"] == [1_500_000]
+
+
+def test_a_thread_without_its_series_falls_back_to_the_whole_run_sample(kit):
+    xml = (kit.DATA / XML_SERIES).read_text()
+    cut = xml.index("<Path>E:\\b.dat</Path>", xml.index("<Id>1</Id>"))
+    start, end = xml.index("<Iops>", cut), xml.index("</Iops>", cut) + len("</Iops>")
+    r = kit.run_bytes("diskspd", ("nob1.xml", (xml[:start] + xml[end:]).encode()))
+    assert kit.errors_of(r) == []
+    assert "E:\\b.dat: 1 of 2 thread(s) carry no complete IOPS series (-D); the target is imported as one " \
+           "whole-run sample" in [w.split(": ", 2)[-1] for w in kit.errors_of(r, "warning")]
+    (b,) = _series(r, "E:\\b.dat", "READ")
+    assert (b["ops"], b["bytes"], b["interval_ms"]) == (46, 46 * 65536, 3010)
+    assert len(_series(r, "D:\\a.dat", "READ")) == 3   # the other target keeps its series
+
+
+def test_a_bad_bucket_drops_that_threads_series(kit):
+    xml = (kit.DATA / XML_SERIES).read_text().replace('SampleMillisecond="2000" Read="10"',
+                                                       'SampleMillisecond="2500" Read="10"', 1)
+    r = kit.run_bytes("diskspd", ("bad.xml", xml.encode()))
+    assert [e.split(": ", 2)[-1] for e in kit.errors_of(r)] == [
+        "SampleMillisecond 2500 is not a new multiple of the 1000 ms bucket; this thread's IOPS series is dropped"]
+    (b,) = _series(r, "E:\\b.dat", "READ")
+    assert b["ops"] == 46 and b["interval_ms"] == 3010
+
+
+def test_half_second_buckets_turn_iops_into_counts(kit):
+    # Read/Write are IOPS over the bucket: 500 ms buckets print twice the count (E:\b.dat made so, over 1.51 s)
+    xml = (kit.DATA / XML_SERIES).read_text().replace("<IoBucketDuration>1000<", "<IoBucketDuration>500<")
+    xml = xml.replace("<TestTimeSeconds>3.01<", "<TestTimeSeconds>1.51<")
+    for end, half in (("1000", "500"), ("2000", "1000"), ("3000", "1500")):
+        xml = xml.replace(f'SampleMillisecond="{end}"', f'SampleMillisecond="{half}"')
+    for count in ("10", "5", "6"):
+        xml = xml.replace(f'Read="{count}" ', f'Read="{2 * int(count)}" ')
+    r = kit.run_bytes("diskspd", ("half.xml", xml.encode()))
+    assert not [w for w in kit.errors_of(r, "warning") if "b.dat" in w]
+    b = _series(r, "E:\\b.dat", "READ")
+    assert [(s["ts_ms"] - 1714979291000, s["interval_ms"], s["ops"]) for s in b] == [
+        (0, 500, 10 + 5), (500, 500, 10 + 5), (1000, 500, 10 + 6)]
+    assert b[0]["latency_sum_ns"] == 10 * 2_000_000 + 5 * 4_000_000
+
+
+def test_real_diskspd_unit_test_output_reports_counts_that_do_not_add_up(kit):
+    # DISKSPD's own XmlResultParser unit test: 10 one-read buckets against ReadCount 6, WriteCount 10 without
+    # write buckets, an empty RunTime; the tool's format with values its test made up
+    r = kit.run("diskspd", kit.fixture(XML_UT))
+    assert [e.split(": ", 2)[-1] for e in kit.errors_of(r)] == ["unreadable start time ''"]
+    assert [w.split(": ", 2)[-1] for w in kit.errors_of(r, "warning")] == [
+        "testfile1.dat READ: the 1000 ms buckets hold 10 I/Os, the whole run 6: more in the buckets than in the "
+        "run; the series is kept as printed",
+        "testfile1.dat WRITE: the 1000 ms buckets hold 0 I/Os, the whole run 10; the 10 completed after the last "
+        "bucket (ending at 10000 ms) are added to it",
+        "no start time in file; measurement times are anchored at the Unix epoch"]
+    kit.assert_schema_valid(r)
+    reads = _series(r, "testfile1.dat", "READ")
+    # anchored at 0 + 5 s warm-up; 65536-byte blocks; MeasureLatency false: the 0.000 latencies are not kept
+    assert [(s["ts_ms"], s["interval_ms"], s["ops"], s["bytes"], s["latency_count"]) for s in reads] == \
+        [(5000 + 1000 * k, 1000, 1, 65536, 0) for k in range(10)]
+    writes = _series(r, "testfile1.dat", "WRITE")
+    # the 10 writes land in the last bucket, stretched to the 120 s TestTimeSeconds
+    assert [s["ops"] for s in writes] == [0] * 9 + [10] and writes[-1]["interval_ms"] == 120000 - 9000
+    assert not any(s["target"] == "*" for s in r.io_samples)   # no <Latency> table

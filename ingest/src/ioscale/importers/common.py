@@ -10,7 +10,10 @@ Conventions shared by all importers (documented once, here):
 * Unknown values: ``host = "unknown"`` when the file does not name the machine; StepLoad integers are
   0 when the tool does not record them (block size 0 = unknown, not the schema default 4096).
 * Whole-run results (DISKSPD, fio JSON, Iometer) become one IoSample per source and direction whose
-  interval is the measured test time: ``ts_ms`` = start of measurement, ``interval_ms`` = its length.
+  interval is the measured test time: ``ts_ms`` = start of measurement, ``interval_ms`` = its length. A
+  per-interval series of the same run (DISKSPD ``-D``) replaces them, never adds to them.
+* Counts not printed as such carry a ``*_basis`` tag: ``ops_basis = rate_x_interval`` (a rate times the
+  interval), ``bytes_basis = ops_x_block_size`` (or ``ops_x_mean_io_size``).
 * ``latency_sum_ns`` is ``mean x count`` when the tool prints only a rounded mean; tag
   ``latency_sum_basis`` says which (``exact``, ``mean_x_count`` or ``histogram``). A sample without a
   histogram leaves the bucket arrays empty: ``no_histogram_latency`` is that rule's one home.

@@ -19,11 +19,21 @@ Mapping (one DISKSPD instance = one host, or one VM under VMFleet):
   extra sample with ``target = "*"``, ``ops = bytes = latency_count = 0`` (so nothing is counted twice) and
   tag ``aggregate = all_targets``. Tag ``percentile_sample_count`` is the number of I/Os behind a table:
   quantiles beyond 1 - 1/N are just the maximum (FIELD-NOTES "Latency percentiles").
+* With ``-D`` (XML only: the text output has no per-interval figures) a target's series replaces its
+  whole-run samples: one IoSample per bucket and direction, threads summed; ``ts_ms`` = measurement start +
+  ``SampleMillisecond`` - bucket length, ``interval_ms`` = the bucket length (the last one clipped or stretched
+  to the measured end); ``ops`` = the bucket's IOPS x its length (tag ``ops_basis = rate_x_interval``, or
+  ``rate_x_interval_plus_tail`` on the last one when it takes the I/Os DISKSPD left out of its buckets, see
+  ``diskspd_model.settle_intervals``); ``bytes`` = ops x the target's block size (tag ``bytes_basis``); with
+  ``-L`` latency sum = the threads' bucket means x counts and the bucket's min and max. The whole-run
+  percentile table then goes to the ``target = "*"`` sample (also for one target) with ``interval_ms = 0``:
+  it holds no I/O, and a whole-run span beside one-second samples would smear them in the step analysis.
 * CpuSample per logical CPU plus the average (``cpu = -1``); scope HOST, or GUEST under VMFleet.
 * Each result timespan is a load step; several files whose measured intervals overlap form one step
   (concurrent instances), otherwise each file is a step of its own.
 
-Not parsed: the ``-D`` per-interval IOPS buckets (``<Iops>``), ETW counters, ``<Distribution>`` ranges.
+Not parsed: the IOPS and latency standard deviations of ``-D`` (no schema field), ETW counters,
+``<Distribution>`` ranges.
 """
 
 from __future__ import annotations
@@ -33,10 +43,10 @@ from typing import Iterator, Sequence
 from ioscale.importers.common import (UNKNOWN_HOST, ImportResult, Issues, Source, StepSpan, cpu_sample, decode_text,
                                       derive_run_id, host_topology, io_sample, littles_law, no_histogram_latency,
                                       parsed_sources, run_events, step_load)
-from ioscale.importers.diskspd_model import DIRECTIONS, DiskspdRun, Load, Percentiles, Timespan
+from ioscale.importers.diskspd_model import DIRECTIONS, DiskspdRun, Load, Percentiles, TargetResult, Timespan
 from ioscale.importers.diskspd_text import parse_text
 from ioscale.importers.diskspd_xml import parse_xml
-from ioscale.wire.records import CpuSample, CpuScope, IoSample
+from ioscale.wire.records import CpuSample, CpuScope, Direction, IoSample
 
 
 def import_diskspd(sources: Sequence[Source], run_id: str | None = None, *, start_ms: int | None = None,
@@ -168,8 +178,9 @@ def timespan_records(run: DiskspdRun, ts: Timespan, *, run_id: str, step_index: 
     expect = {"READ": ts.load.write_pct is not None and ts.load.write_pct < 100,
               "WRITE": ts.load.write_pct is not None and ts.load.write_pct > 0}
     single = len(ts.targets) == 1
+    series = any(t.intervals for t in ts.targets.values())
     for path, t in ts.targets.items():
-        chart = ts.charts.get(path) or (ts.charts.get("") if single else None)
+        chart = ts.charts.get(path) or (ts.charts.get("") if single and not series else None)
         for d in DIRECTIONS:
             ops = t.ops[d]
             if ops == 0 and not expect[d]:
@@ -177,6 +188,10 @@ def timespan_records(run: DiskspdRun, ts: Timespan, *, run_id: str, step_index: 
             tags = {**base_tags, "threads": str(t.threads)}
             if t.file_size_bytes is not None:
                 tags["file_size_bytes"] = str(t.file_size_bytes)
+            if t.intervals:
+                io.extend(_interval_samples(ts, t, d, tags, run_id=run_id, step_index=step_index, host=host, vm=vm,
+                                            start_ms=start_ms, end_ms=end_ms))
+                continue
             lat_sum_ms = t.lat_sum_ms[d]
             lat = no_histogram_latency(ops, lat_sum_ms * 1_000_000 if ts.latency_measured and lat_sum_ms is not None
                                        else None, tags)
@@ -188,15 +203,18 @@ def timespan_records(run: DiskspdRun, ts: Timespan, *, run_id: str, step_index: 
                                 host=host, vm=vm, target=path, direction=d, ops=ops, bytes_=t.bytes[d],
                                 outstanding_ios=outstanding, tags=tags, **lat, **kw))
     all_chart = ts.charts.get("")
-    if all_chart and not single and ts.targets:
+    if all_chart and (series or not single) and ts.targets:
         for d in DIRECTIONS:
             if d not in all_chart:
                 continue
             n = sum(t.ops[d] for t in ts.targets.values())
             tags = {**base_tags, "aggregate": "all_targets", "targets": str(len(ts.targets))}
+            if series:
+                tags["percentile_window_ms"] = str(interval)
             kw = _chart_fields(all_chart[d], tags, n)
-            io.append(io_sample(ts_ms=start_ms, interval_ms=interval, run_id=run_id, step_index=step_index,
-                                host=host, vm=vm, target="*", direction=d, ops=0, bytes_=0, tags=tags, **kw))
+            io.append(io_sample(ts_ms=start_ms, interval_ms=0 if series else interval, run_id=run_id,
+                                step_index=step_index, host=host, vm=vm, target="*", direction=d, ops=0, bytes_=0,
+                                tags=tags, **kw))
     cpu: list[CpuSample] = []
     rows = list(ts.cpus) + ([ts.cpu_avg] if ts.cpu_avg is not None else [])
     for row in rows:
@@ -206,6 +224,44 @@ def timespan_records(run: DiskspdRun, ts: Timespan, *, run_id: str, step_index: 
                               utilization_pct=row.usage_pct, user_pct=row.user_pct,
                               privileged_pct=row.kernel_pct, tags={**base_tags, **row.tags}))
     return io, cpu
+
+
+def _interval_samples(ts: Timespan, t: TargetResult, d: Direction, tags: dict[str, str], *, run_id: str, step_index: int,
+                      host: str, vm: str, start_ms: int, end_ms: int) -> list[IoSample]:
+    """The target's ``-D`` series in one direction: one IoSample per bucket (see the module docstring)."""
+    bucket = ts.bucket_ms or 0
+    sizes = ts.block_sizes.get(t.path, set())
+    if len(sizes) == 1:
+        size, size_basis = next(iter(sizes)), "ops_x_block_size"
+    else:   # no profile, or one path listed with several sizes (VMFleet's VDI and SQL profiles)
+        size, size_basis = (round(t.bytes[d] / t.ops[d]) if t.ops[d] else 0), "ops_x_mean_io_size"
+    out: list[IoSample] = []
+    ends = sorted(t.intervals)
+    for end in ends:
+        iv = t.intervals[end]
+        ts_ms = start_ms + end - bucket
+        length = bucket
+        ops = iv.ops[d]
+        stags = {**tags, "ops_basis": "rate_x_interval", "bytes_basis": size_basis}
+        if end == ends[-1]:
+            # The last bucket may reach past the measured end (Duration not a multiple of it), and the I/Os
+            # DISKSPD left out of its buckets completed between its end and the measured end.
+            if 0 < end_ms - ts_ms and (end_ms - ts_ms < bucket or t.tail_ops[d]):
+                length = end_ms - ts_ms
+            if t.tail_ops[d]:
+                ops += t.tail_ops[d]
+                stags["ops_basis"] = "rate_x_interval_plus_tail"
+        lat_sum = iv.lat_sum_ns[d] if ts.latency_measured else None
+        lat = no_histogram_latency(iv.ops[d], lat_sum, stags)
+        if lat:
+            lat.update(latency_min_ns=iv.lat_min_ns[d] or 0, latency_max_ns=iv.lat_max_ns[d] or 0)
+        outstanding = littles_law(iv.ops[d], length, lat["latency_sum_ns"] / iv.ops[d] if lat else None)
+        if outstanding:
+            stags["outstanding_ios_basis"] = "littles_law"
+        out.append(io_sample(ts_ms=ts_ms, interval_ms=length, run_id=run_id, step_index=step_index, host=host,
+                             vm=vm, target=t.path, direction=d, ops=ops, bytes_=ops * size,
+                             outstanding_ios=outstanding, tags=stags, **lat))
+    return out
 
 
 def _chart_fields(p: Percentiles | None, tags: dict[str, str], n: int) -> dict:

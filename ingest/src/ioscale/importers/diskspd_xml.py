@@ -1,5 +1,10 @@
 """DISKSPD ``-Rxml`` output -> ``DiskspdRun`` (layout: microsoft/diskspd ``XmlResultParser.cpp``).
 
+With ``-D`` each thread's ``<Target>`` carries an ``<Iops>`` series: ``<Bucket SampleMillisecond="k x bucket"
+Read=.. Write=..>`` where Read/Write are that bucket's IOPS (count / bucket seconds, printed rounded) and, with
+``-L``, the bucket's min/max/mean latency per direction. The series are summed over threads per target; the
+run-wide ``<Iops>`` under ``<TimeSpan>`` is their merge and is not read.
+
 A truncated or corrupt file is read as far as it goes: only elements whose end tag was seen are trusted,
 so every complete ``<Thread>``/``<Target>``, ``<CPU>`` and latency ``<Bucket>`` before the damage is kept.
 """
@@ -11,8 +16,9 @@ from typing import Callable
 
 from ioscale.importers.common import (Issues, checked_count, checked_float, checked_pct, decode_text,
                                       quantile_from_percent)
-from ioscale.importers.diskspd_model import (MAX_SETTING, DiskspdRun, Percentiles, TargetResult, Timespan,
-                                             add_percentile, check_version, cpu_row, ms_text_to_ns, parse_diskspd_time)
+from ioscale.importers.diskspd_model import (DIRECTIONS, MAX_SETTING, DiskspdRun, Interval, Percentiles, TargetResult,
+                                             Timespan, add_percentile, check_version, cpu_row, ms_text_to_ns,
+                                             parse_diskspd_time, settle_intervals)
 
 
 class _Tree:
@@ -149,6 +155,7 @@ def parse_xml(data: bytes, issues: Issues, *, now_ms: int) -> DiskspdRun | None:
         for t_i, thread in enumerate(tree.children(rts, "Thread", complete=False)):
             for g_i, tgt in enumerate(tree.children(thread, "Target")):
                 _xml_target(tree, tgt, ts, issues, f"{where}/Thread[{t_i + 1}]/Target[{g_i + 1}]")
+        settle_intervals(ts, issues, where)
         run.timespans.append(ts)
     return run
 
@@ -162,10 +169,15 @@ def _xml_profile(tree: _Tree, prof: ET.Element, ts: Timespan, issues: Issues, wh
     ts.warmup_s = num(prof, "Warmup")
     ts.cooldown_s = num(prof, "Cooldown")
     ts.latency_measured = (tree.text(prof, "MeasureLatency") or "").lower() == "true"
+    ts.bucket_ms = int(num(prof, "IoBucketDuration") or 0) or None
     thread_count = int(num(prof, "ThreadCount") or 0)
     targets = tree.children(tree.child(prof, "Targets"), "Target")
     if not targets:
         return
+    for tgt in targets:
+        path, bs = tree.text(tgt, "Path"), int(num(tgt, "BlockSize") or 0)
+        if path and bs:
+            ts.block_sizes.setdefault(path, set()).add(bs)
     t = targets[0]
     load = ts.load
     load.block_size_bytes = int(num(t, "BlockSize") or 0)
@@ -250,3 +262,49 @@ def _xml_target(tree: _Tree, tgt: ET.Element, ts: Timespan, issues: Issues, wher
         mean = checked_float(tree.text(tgt, ltag), issues, field=f"{where}/{ltag}", allow_missing=True)
         prev = t.lat_sum_ms[direction]
         t.lat_sum_ms[direction] = None if (mean is None or prev is None) else prev + mean * n
+    series = _xml_series(tree, tgt, ts, issues, f"{where}/Iops")
+    if series is not None:
+        t.threads_with_intervals += 1
+        for end_ms, iv in series.items():
+            t.intervals.setdefault(end_ms, Interval()).add(iv)
+
+
+def _xml_series(tree: _Tree, tgt: ET.Element, ts: Timespan, issues: Issues, where: str) -> dict[int, Interval] | None:
+    """One thread's ``-D`` series for one target: bucket end (ms) -> Interval; None when absent or damaged
+    (a damaged bucket is reported and drops the thread's series, as a partial one would not add up)."""
+    buckets = tree.children(tree.child(tgt, "Iops"), "Bucket")
+    if not buckets:
+        return None
+    if ts.bucket_ms is None:
+        # No <IoBucketDuration> in the profile: the first bucket ends one bucket length in.
+        ts.bucket_ms = checked_count(buckets[0].get("SampleMillisecond"), issues, allow_missing=True,
+                                     field=f"{where}/Bucket[1]@SampleMillisecond") or None
+        if ts.bucket_ms is None:
+            return None
+    bucket = ts.bucket_ms
+    out: dict[int, Interval] = {}
+    for b_i, b in enumerate(buckets):
+        bw = f"{where}/Bucket[{b_i + 1}]"
+        end = checked_count(b.get("SampleMillisecond"), issues, field=f"{bw}@SampleMillisecond")
+        if end is None:
+            return None
+        if end == 0 or end % bucket or end in out:
+            issues.error(f"SampleMillisecond {end} is not a new multiple of the {bucket} ms bucket; this thread's "
+                         "IOPS series is dropped", field=bw)
+            return None
+        iv = out[end] = Interval()
+        for d, attr in zip(DIRECTIONS, ("Read", "Write")):
+            rate = checked_float(b.get(attr), issues, field=f"{bw}@{attr}")
+            if rate is None:
+                return None
+            # IOPS over the bucket -> its I/O count (exact for buckets up to 1 s: see settle_intervals)
+            n = iv.ops[d] = round(rate * bucket / 1000)
+            if not n or not ts.latency_measured:
+                continue
+            lat: dict[str, int | None] = {}
+            for part in ("Min", "Max", "Avg"):
+                text = b.get(f"{attr}{part}LatencyMilliseconds")
+                lat[part] = None if text is None else ms_text_to_ns(text, issues, f"{bw}@{attr}{part}LatencyMilliseconds")
+            iv.lat_sum_ns[d] = None if lat["Avg"] is None else lat["Avg"] * n
+            iv.lat_min_ns[d], iv.lat_max_ns[d] = lat["Min"], lat["Max"]
+    return out

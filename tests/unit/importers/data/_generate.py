@@ -20,6 +20,9 @@ small counts to stay small.
                     esxtop's batch mode: Physical Cpu, Group Cpu, Vcpu, Physical Disk Adapter, Physical Disk
                     SCSI Device, Virtual Disk, Network Port)
 
+Written by hand instead (small enough to check every figure in the test): diskspd_2.2_xml_iops_series_*.xml,
+the DISKSPD -D per-interval layout (XmlResultParser.cpp _PrintIops).
+
 Usage: python tests/unit/importers/data/_generate.py   (from the repository root, with ingest/src on
 PYTHONPATH for the fio bucket functions).
 """
