@@ -4,6 +4,9 @@ Line-oriented: each section (input parameters, system information, CPU table, To
 percentile tables) is recognised by its header, table columns by their names, so a damaged line costs that
 line only. Handles the 2.2 layout too (``Node | Group | Core | CPU`` CPU table, ``Total latency
 distribution:``, ``N/A`` columns) and load parameters given only on the ``Command Line:``.
+
+No time series here: with ``-D`` the text output prints only the IOPS standard deviation per thread, never the
+per-interval buckets (those are in ``-Rxml`` only, see ``diskspd_xml``).
 """
 
 from __future__ import annotations
