@@ -34,6 +34,9 @@
 --   cpu_pct                     mean over hosts of host CPU utilization, %
 --   cpu_max_pct                 the busiest host's CPU utilization, %
 --   port_max_pct                the busiest port direction's utilization, %
+--   port_hottest                that port direction ('host/port RX'; '' without port samples)
+--   cpu_hottest_host            the busiest host
+--   interrupts_per_s            interrupts per second, summed over the hosts (NULL: no CPU samples)
 --   gain_pct                    throughput vs the previous step, %
 --   efficiency_pct              throughput vs linear scaling from the first step along load_axis, %
 --   latency_growth_pct          mean latency vs the previous step, %
@@ -67,6 +70,9 @@ SELECT
     round(cpu_utilization_pct, 2)           AS cpu_pct,
     round(cpu_max_utilization_pct, 2)       AS cpu_max_pct,
     round(port_max_utilization_pct, 2)      AS port_max_pct,
+    port_hottest,
+    cpu_hottest_host,
+    round(interrupts_per_s, 1)              AS interrupts_per_s,
     round(throughput_gain_pct, 2)           AS gain_pct,
     round(scaling_efficiency_pct, 2)        AS efficiency_pct,
     round(latency_growth_pct, 2)            AS latency_growth_pct,
