@@ -4,6 +4,7 @@
     wire         topics, schemas, records, columns, Avro encoding, producer, publishing: base only
     importers, collectors, simulator, services   on the wire and base
     query        the SQL library: reads sql/queries, runs them through the stack's ClickHouse client
+    report       lab reports and the regression gate, rendered from the library's rows: base only
     stack        installs, runs and checks the services: never provision/ or cli/
     provision    configures a running stack
     cli          the commands: nothing imports them
@@ -143,3 +144,9 @@ def test_relative_and_package_imports_are_resolved():
     tree = ast.parse("from . import canonical\nfrom ..wire import topics\nfrom ioscale import wire, errors\n")
     found = [t for node in tree.body for t in _imported(node, "ioscale.services.registry.store", False)]
     assert found == ["ioscale.services.registry", "ioscale.services.wire", "ioscale.wire", "ioscale.errors"]
+
+
+def test_the_report_package_renders_rows_without_data_access():
+    # ioscale.report draws what the commands fetched: it never runs a query or reaches the stack itself.
+    assert "report" in {_layer(m) for m in IMPORTS}
+    assert _edges({"report"}, {_layer(m) for m in IMPORTS} - {"base", "report"}) == []

@@ -8,6 +8,7 @@ Packages by role, each importing only those listed before it (tests/unit/test_la
     services                   processes ioscale ships: schema registry, ClickHouse server, alert notifier
     stack                      the local stack: install, run and health-check each service
     query                      the SQL library (sql/queries): parameters, execution, output
+    report                     lab reports (HTML, matplotlib figures) and the regression gate, from query rows
     provision                  configure a running stack: topics, schemas, migrations, Flink jobs, dashboards
     cli                        the `ioscale` commands
 """

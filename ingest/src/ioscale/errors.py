@@ -14,6 +14,7 @@ class ExitStatus(enum.IntEnum):
     BAD_INPUT = 5
     RESULTS_DIFFER = 6  # `ioscale analyze`: the result tables do not account for the raw samples
     NOT_DELIVERED = 7  # records sent to Kafka were not all delivered (unreachable past the timeout, refused)
+    REGRESSION = 8  # `ioscale compare`: the candidate is worse than the baseline beyond the thresholds
 
 
 class IoscaleError(Exception):

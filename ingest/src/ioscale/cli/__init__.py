@@ -2,7 +2,8 @@
 `Error: ...` plus a hint and an exit status; `--debug` shows the traceback.
 
 One module per command group, each adding its subcommands' parsers and handlers: ``stack`` (stack, admin),
-``ingest`` (import, simulate, collect, run), ``sql``, ``alerts``, ``analyze``, ``config``, ``demo``.
+``ingest`` (import, simulate, collect, run), ``sql``, ``alerts``, ``analyze``, ``report`` (report, compare),
+``config``, ``demo``.
 ``superset_alerts`` is a command of its own: `python -m ioscale.cli.superset_alerts`.
 """
 
@@ -12,7 +13,7 @@ import argparse
 import sys
 import traceback
 
-from ioscale.cli import alerts, analyze, config, demo, ingest, sql, stack
+from ioscale.cli import alerts, analyze, config, demo, ingest, report, sql, stack
 from ioscale.errors import ExitStatus, IoscaleError
 
 
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_run_parser(sub)
     stack.add_admin_parser(sub)
     analyze.add_parser(sub)
+    report.add_parser(sub)
     config.add_parser(sub)
     demo.add_parser(sub)
     return p
