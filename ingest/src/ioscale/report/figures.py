@@ -70,10 +70,16 @@ def _svg(fig: Any, key: str) -> str:
     return text
 
 
+def geometric(loads: Sequence[float]) -> bool:
+    """A sweep that multiplies its load at every step (queue depth 1, 2, 4 ... 256): it reads best on a log2
+    axis. One that adds (20, 40, 60 ... VMs) stays linear, where its ticks do not collide."""
+    xs = sorted(set(loads))
+    return (len(xs) > 2 and xs[0] > 0 and xs[-1] / xs[0] >= 8
+            and all(b / a >= 1.5 for a, b in zip(xs, xs[1:])))
+
+
 def _load_scale(ax: Any, loads: Sequence[float]) -> None:
-    """Powers-of-two sweeps (queue depth 1..256, 1..80 VMs per node) read best on a log2 axis."""
-    positive = [x for x in loads if x > 0]
-    if len(positive) == len(loads) and len(loads) > 2 and max(positive) / min(positive) >= 8:
+    if geometric(loads):
         ax.set_xscale("log", base=2)
         from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
@@ -94,6 +100,8 @@ def throughput(run: RunData, key: str) -> Figure:
     """IOPS and MB/s against the load, with the linear-scaling reference, the saturation point and the USL
     curve with its predicted peak (on the panel of the metric the job fitted)."""
     plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter
+
     steps = run.steps
     loads = [s.load for s in steps]
     sat = run.saturation_step
@@ -115,7 +123,7 @@ def throughput(run: RunData, key: str) -> Figure:
                 top = max(loads + ([usl.peak_n] if usl.peak_n and usl.peak_n <= 4 * max(loads) else []))
                 lo = min(loads)
                 grid = [lo + (top - lo) * i / 200 for i in range(201)] if lo > 0 else []
-                if ax.get_xscale() == "log" or (lo > 0 and top / lo >= 8):
+                if geometric(loads):
                     grid = [lo * (top / lo) ** (i / 200) for i in range(201)]
                 ax.plot(grid, [usl.x(n) for n in grid], color=OKABE_ITO["orange"], linestyle="--", linewidth=1.4,
                         label=f"USL fit (σ={usl.sigma:.3g}, κ={usl.kappa:.3g})")
@@ -125,7 +133,7 @@ def throughput(run: RunData, key: str) -> Figure:
                 if usl.peak_n is not None and usl.peak_x is not None and usl.peak_n <= 4 * max(loads):
                     ax.plot([usl.peak_n], [usl.peak_x], marker="*", markersize=13, color=OKABE_ITO["orange"],
                             markeredgecolor=OKABE_ITO["black"], linestyle="none",
-                            label=f"USL predicted peak {usl.peak_x:,.0f} at {usl.peak_n:g}"
+                            label=f"USL predicted peak {usl.peak_x:,.0f} at {usl.peak_n:,.1f}"
                                   + (" (extrapolated)" if usl.peak_extrapolated else ""))
             if sat is not None and getattr(sat, metric) is not None:
                 ax.axvline(sat.load, color=OKABE_ITO["vermillion"], linestyle="-.", linewidth=1.0)
@@ -134,12 +142,14 @@ def throughput(run: RunData, key: str) -> Figure:
             _load_scale(ax, loads)
             ax.set_xlabel(_x_title(run) if len(_x_title(run)) < 40 else run.load_axis.replace("-", " "))
             ax.set_ylabel(unit)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
             # The linear reference runs off far above a saturated curve: keep the measured one readable.
             shown = [v for v in measured if v is not None]
             if usl is not None and usl.metric == metric and usl.peak_x is not None:
                 shown.append(usl.peak_x)
-            ax.set_ylim(0, 1.35 * max(shown) if shown and max(shown) > 0 else None)
-            ax.legend(loc="best")
+            ax.set_ylim(0, 1.15 * max(shown) if shown and max(shown) > 0 else None)
+            # Under the panel: inside, five entries hide the knee they describe.
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
         data["x_scale"] = axes[0].get_xscale()
         if sat is not None:
             data["saturation"] = {"step_index": sat.step_index, "load": sat.load, "bottleneck": sat.bottleneck,
@@ -186,7 +196,7 @@ def latency(run: RunData, key: str) -> Figure:
         ax.set_xlabel(_x_title(run))
         ax.set_ylabel("latency, µs (log scale)")
         data["x_scale"], data["y_scale"] = ax.get_xscale(), ax.get_yscale()
-        ax.legend(loc="upper left")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         ax.set_title(f"Latency vs load — {run.run_id}")
         fig.tight_layout()
         return Figure(key, "Latency vs load", _svg(fig, key), data)
