@@ -210,3 +210,10 @@ def test_figures_without_values_draw_gaps_not_zeros():
     assert d["series"]["p99_us"] == [None] and d["series"]["latency_n"] == [0]
     assert all(not (isinstance(v, float) and math.isnan(v)) for v in d["series"]["p99_us"])
     assert "no latency histogram" in figures.latency(run, "b").svg
+
+
+@pytest.mark.parametrize("loads,log", [((1, 2, 4, 8, 16), True), ((4, 8, 16, 32), True),
+                                       ((2, 4, 10, 20, 40, 60, 80, 100), False), ((1, 2, 4), False),
+                                       ((0, 1, 2, 4, 8), False)])
+def test_only_multiplying_sweeps_get_a_log_load_axis(loads, log):
+    assert figures.geometric(loads) is log
