@@ -22,74 +22,14 @@ from typing import Any, Callable
 
 import pytest
 
-from ioscale.errors import ExitStatus, StackError
+from ioscale.errors import ExitStatus
+from report_stack import CHROMIUM, one, retried
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 pytest.importorskip("playwright", reason="playwright==1.58.0 is not installed in the venv")
 pytest.importorskip("matplotlib", reason="matplotlib==3.11.2 (ingest/pyproject.toml) is not installed")
 
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
-
-
-def retried(fn: Callable[[], Any], seconds: float = 90.0) -> Any:
-    """A component may be restarted under us (fault drills): retry a read for a while."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            return fn()
-        except (StackError, OSError) as e:
-            if time.monotonic() > deadline:
-                raise
-            print(f"retrying after {type(e).__name__}: {str(e)[:120]}")
-            time.sleep(5)
-        except Exception as e:  # clickhouse-connect's own errors for a refused or reset connection
-            if "Connection" not in type(e).__name__ and "connect" not in str(e).lower() \
-                    or time.monotonic() > deadline:
-                raise
-            time.sleep(5)
-
-
-@pytest.fixture(scope="module")
-def ch():
-    from ioscale.cli.report import connect
-    from ioscale.stack.settings import StackSettings, load_secrets
-
-    settings = StackSettings.from_env()
-    try:
-        client = retried(lambda: connect(settings, load_secrets(settings)), 40)
-    except Exception as e:
-        pytest.skip(f"ClickHouse is not reachable ({e}): start the stack with `ioscale stack up`")
-    yield client
-    client.close()
-
-
-def one(ch, sql: str, **params) -> Any:
-    return retried(lambda: ch.query(sql, parameters=params).result_rows)
-
-
-def pick(ch, where: str, what: str) -> str:
-    rows = one(ch, f"""
-        SELECT s.run_id FROM ioscale.scaling_curves AS s FINAL
-        WHERE s.run_id IN (SELECT run_id FROM ioscale.run_events FINAL WHERE {where})
-        GROUP BY s.run_id HAVING count() >= 3
-        ORDER BY countIf(s.saturation_status = 'SATURATED') > 0 DESC, count() DESC, max(s.emitted_at) DESC
-        LIMIT 1""")
-    if not rows:
-        pytest.skip(f"no {what} with Flink step rows in ClickHouse")
-    return rows[0][0]
-
-
-@pytest.fixture(scope="module")
-def simulated(ch) -> str:
-    return pick(ch, "tool = 'simulator' AND tags['simulated'] = 'true'",
-                "simulated run (run `ioscale simulate` with a scenario, or the simulator integration tests)")
-
-
-@pytest.fixture(scope="module")
-def real_fio(ch) -> str:
-    return pick(ch, "tool = 'fio' AND description LIKE 'imported from % fio JSON file%'",
-                "imported real fio result (tests/integration run the fio importer on tests/fixtures/real)")
 
 
 def flink_steps(ch, run_id: str) -> list[dict]:
@@ -142,6 +82,10 @@ def open_report(browser, path: Path, screenshot: Path | None = None) -> tuple[li
     found = page.evaluate(_READ_FIGURES_JS)
     step_rows = page.evaluate("() => Array.from(document.querySelectorAll('table.steps tbody tr'))"
                               ".map(r => [r.dataset.stepIndex, ...Array.from(r.cells).map(c => c.textContent)])")
+    what_ran = page.evaluate("() => Array.from(document.querySelectorAll('table.what-ran tr'))"
+                             ".map(r => [r.cells[0] ? r.querySelector('th').textContent : '', "
+                             "r.querySelector('td').textContent])")
+    step_rows.append(dict(what_ran))  # the last entry: the first run's "what ran" table, label -> text
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot), full_page=False)
@@ -184,8 +128,11 @@ def check_run_figures(found: list[dict], index: int, steps: list[dict], usl: dic
     approx_list(t["series"]["iops_linear"], [steps[0]["iops"] * x / loads[0] for x in loads])
     saturated = [s for s in steps if s["saturation"] == "SATURATED"]
     if saturated:
-        assert t["saturation"]["step_index"] == saturated[0]["step_index"]
-        assert t["saturation"]["bottleneck"] == saturated[0]["bottleneck"]
+        # the first of the SATURATED steps the sweep ends with (else the first one)
+        tail = next((s for i, s in enumerate(steps) if all(x["saturation"] == "SATURATED" for x in steps[i:])),
+                    saturated[0])
+        assert t["saturation"]["step_index"] == tail["step_index"]
+        assert t["saturation"]["bottleneck"] == tail["bottleneck"]
         assert "saturated at" in by_key[f"r{index}-throughput"]["text"]
     else:
         assert t["saturation"] is None
@@ -224,7 +171,66 @@ def test_report_figures_carry_the_runs_numbers(which, request, ch, browser, tmp_
     assert all(u.startswith("file://") for u in requests), f"the report fetched {requests}"
     steps = flink_steps(ch, run_id)
     check_run_figures(found, 0, steps, latest_usl(ch, run_id))
+    *table, what_ran = table
     assert [int(r[0]) for r in table] == [s["step_index"] for s in steps]
+    check_what_ran(ch, run_id, what_ran)
+
+
+def check_what_ran(ch, run_id: str, what_ran: dict) -> None:
+    [(tool, scenario, versions, steps)] = one(ch, """
+        SELECT any(tool), any(scenario),
+               arraySort(groupUniqArrayArray(arrayFilter(kv -> endsWith(kv.1, '_version') AND kv.2 != '',
+                                                         arrayZip(mapKeys(tags), mapValues(tags))))),
+               uniqExactIf(step_index, event_type = 'step_started')
+        FROM ioscale.run_events FINAL WHERE run_id = {run:String}""", run=run_id)
+    assert what_ran["run"] == run_id and what_ran["tool"] == tool and what_ran["scenario"] == scenario
+    assert what_ran["steps"].startswith(f"{steps} started")
+    for key, value in versions:
+        assert f"{key} {value}" in what_ran["tool versions"]
+    assert " UTC to " in what_ran["time span"]
+
+
+@pytest.fixture(scope="module")
+def raw_only(ch) -> str:
+    rows = one(ch, """
+        SELECT run_id FROM ioscale.run_events FINAL
+        WHERE event_type = 'step_ended'
+          AND run_id NOT IN (SELECT run_id FROM ioscale.scaling_curves)
+          AND run_id IN (SELECT DISTINCT run_id FROM ioscale.io_samples)
+        GROUP BY run_id HAVING uniqExact(step_index) >= 2 ORDER BY max(ts) DESC LIMIT 1""")
+    if not rows:
+        pytest.skip("no run with ended steps and raw samples but no Flink step rows (the sqllib tests leave one)")
+    return rows[0][0]
+
+
+def test_a_run_the_job_did_not_analyse_is_drawn_from_the_raw_tables(ch, browser, raw_only, tmp_path):
+    from ioscale import query
+
+    def library(name: str) -> list[dict]:
+        q = query.load(name)
+        res = retried(lambda: query.execute(q, query.bind(q, {"run_id": raw_only}), ch))
+        return [dict(zip(res.columns, r)) for r in res.rows]
+
+    raw, hosts = library("scaling_curve_raw"), library("step_host_counters")
+    path = build(tmp_path, [raw_only])
+    found, requests, table = open_report(browser, path)
+    assert all(u.startswith("file://") for u in requests)
+    by_key = {f["key"]: f["values"] for f in found}
+    t = by_key["r0-throughput"]
+    approx_list(t["x"], [r["load"] for r in raw])
+    approx_list(t["series"]["iops"], [r["iops"] for r in raw])
+    assert t["saturation"] is None and t["usl"] is None   # no verdict, no fit without the job
+    lat = by_key["r0-latency"]["series"]
+    approx_list(lat["p99_us"], [r["p99_us"] for r in raw])
+    assert lat["latency_n"] == [r["latency_n"] for r in raw]
+    irq: dict[int, float] = {}
+    for h in hosts:
+        irq[h["step_index"]] = irq.get(h["step_index"], 0.0) + h["interrupts_per_s"]
+    approx_list(by_key["r0-host"]["series"]["interrupts_per_s"], [irq.get(r["step_index"]) for r in raw])
+    approx_list(by_key["r0-host"]["series"]["cpu_pct"], [r["cpu_pct"] for r in raw])
+    *_, what_ran = table
+    assert "the raw tables" in what_ran["figures from"]
+    check_what_ran(ch, raw_only, what_ran)
 
 
 def test_several_runs_overlay_with_per_step_differences(ch, browser, simulated, real_fio, tmp_path):
@@ -266,3 +272,4 @@ def test_the_gate_passes_vmq_on_over_off_and_fails_the_reverse(ch, vmq_pair, tmp
     assert int(suite.get("failures")) >= len(worse) > 0
     out = capsys.readouterr().out
     assert f"FAIL: {suite.get('failures')} of {len(cases)} comparable steps" in out
+

@@ -195,3 +195,13 @@ def test_compare_command_without_a_comparable_step(two_runs, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "Error: runs base and other have no comparable step" in err and "Hint:" in err
     assert ET.parse(junit).getroot().get("errors") == "1"
+
+
+def test_pdf_without_chromium_says_what_to_install(tmp_path):
+    from ioscale.cli.report import write_pdf
+    from ioscale.errors import ConfigError
+
+    pytest.importorskip("playwright")
+    with pytest.raises(ConfigError) as e:
+        write_pdf(tmp_path / "r.html", tmp_path / "r.pdf", str(tmp_path / "no-chromium"))
+    assert "apt install chromium" in e.value.hint

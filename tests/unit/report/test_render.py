@@ -217,3 +217,23 @@ def test_figures_without_values_draw_gaps_not_zeros():
                                        ((0, 1, 2, 4, 8), False)])
 def test_only_multiplying_sweeps_get_a_log_load_axis(loads, log):
     assert figures.geometric(loads) is log
+
+
+def test_a_saturated_step_the_curve_climbs_out_of_is_a_dip_not_the_point():
+    # fio on an MX200 (itest-real-iodepth): QD 4 stalls, QD 8 and 16 scale again, 16..64 stay flat
+    verdicts = ("UNDETERMINED", "SCALING", "SATURATED", "SCALING", "SATURATED", "SATURATED", "SATURATED")
+    iops = (6614.0, 13516.0, 15511.0, 30829.0, 47423.0, 47336.0, 47054.0)
+    rows = [step_row(i, 2 ** i, x, saturation=v, bottleneck="DEVICE_KNEE" if v == "SATURATED" else "NONE")
+            for i, (x, v) in enumerate(zip(iops, verdicts))]
+    run = build_run("mx200", rows)
+    assert run.saturation_step.step_index == 4
+    assert [s.step_index for s in run.earlier_saturations] == [2]
+    text = " ".join(html.verdict(run))
+    assert "Saturated at step 4 (QD 16, load 16): bottleneck DEVICE_KNEE; 47,423 IOPS" in text
+    assert "Step 2 (load 4, 15,511 IOPS) was called SATURATED (DEVICE_KNEE) too" in text
+    # a sweep that ends scaling keeps its first SATURATED step as the point, with nothing before it
+    rows[-1] = dict(rows[-1], saturation="SCALING")
+    rows[-2] = dict(rows[-2], saturation="SCALING")
+    rows[-3] = dict(rows[-3], saturation="SCALING")
+    run = build_run("dip", rows)
+    assert run.saturation_step.step_index == 2 and run.earlier_saturations == []

@@ -87,11 +87,36 @@ def _cmd_report(args: argparse.Namespace) -> int:
     path = out_dir / report_name(args.runs)
     path.write_text(html.render(runs, ioscale_version=ioscale.__version__), encoding="utf-8")
     print(path)
+    if args.pdf:
+        print(write_pdf(path, path.with_suffix(".pdf"), args.chromium))
     for run in runs:
         if not run.steps:
             print(f"warning: run {run.run_id} has no ended step with data: its section has no figures",
                   file=sys.stderr)
     return 0
+
+
+def write_pdf(html_path: Path, pdf_path: Path, chromium: str) -> Path:
+    """Print the report to PDF with chromium (through playwright, never its browser download)."""
+    from ioscale.errors import ConfigError
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise ConfigError("--pdf needs playwright (the `test` extra: playwright==1.58.0)",
+                          "pip install -e 'ingest[test]', or open the HTML file and print it from a browser") from None
+    if not Path(chromium).is_file():
+        raise ConfigError(f"--pdf needs chromium at {chromium}", "apt install chromium, or pass --chromium PATH")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(html_path.resolve().as_uri(), wait_until="load")
+            page.pdf(path=str(pdf_path), format="A4", landscape=True, print_background=True,
+                     margin={"top": "12mm", "bottom": "12mm", "left": "10mm", "right": "10mm"})
+        finally:
+            browser.close()
+    return pdf_path
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -131,6 +156,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("report", help="write a lab report (one self-contained HTML file) for one or more runs")
     r.add_argument("runs", nargs="+", metavar="RUN", help="run ids (`ioscale sql run_list`); several are overlaid")
     r.add_argument("-o", "--output", default=".", metavar="DIR", help="directory for the HTML file (default: .)")
+    r.add_argument("--pdf", action="store_true", help="also print it to PDF (chromium through playwright)")
+    r.add_argument("--chromium", default="/usr/bin/chromium", metavar="PATH", help="the chromium --pdf runs")
     r.set_defaults(func=_cmd_report)
 
     c = sub.add_parser("compare", help="regression gate: a candidate run against a baseline, steps matched by load")

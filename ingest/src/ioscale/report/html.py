@@ -109,6 +109,9 @@ def verdict(run: RunData) -> list[str]:
             + (f" (last scaling step: load {before.load:g}, {_fmt(before.iops, 0)} IOPS)" if before else "") + ".")
         if sat.evidence:
             lines.append(f"Evidence: {sat.evidence}")
+        for dip in run.earlier_saturations:
+            lines.append(f"Step {dip.step_index} (load {dip.load:g}, {_fmt(dip.iops, 0)} IOPS) was called SATURATED "
+                         f"({dip.bottleneck}) too, but throughput grew again after it: a dip, not the ceiling.")
     elif run.source == "scaling_curve_raw":
         lines.append("No saturation verdict: the Flink job did not analyse this run (figures from the raw "
                      "tables); read the knee from the gain and efficiency columns.")

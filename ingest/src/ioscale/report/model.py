@@ -186,8 +186,22 @@ class RunData:
 
     @property
     def saturation_step(self) -> Step | None:
-        """The first step the job called SATURATED: where the curve levelled off."""
-        return next((s for s in self.steps if s.saturation == SATURATED), None)
+        """Where the curve levelled off: the first of the SATURATED steps the sweep ends with. A SATURATED
+        step followed by one that scales again was a dip (a noisy real device does that: fio at QD 4 on an
+        MX200), not the ceiling; without a saturated end, the first SATURATED step."""
+        trailing: Step | None = None
+        for s in reversed(self.steps):
+            if s.saturation != SATURATED:
+                break
+            trailing = s
+        return trailing or next((s for s in self.steps if s.saturation == SATURATED), None)
+
+    @property
+    def earlier_saturations(self) -> list[Step]:
+        """SATURATED steps before the saturation point, after which throughput grew again."""
+        point = self.saturation_step
+        return [s for s in self.steps if point is not None and s.saturation == SATURATED
+                and s.step_index < point.step_index]
 
     def linear_reference(self, metric: str = "iops") -> list[float | None]:
         """Throughput if it grew in proportion to the load from the first step (the efficiency's 100 %)."""
