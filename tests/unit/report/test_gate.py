@@ -205,3 +205,14 @@ def test_pdf_without_chromium_says_what_to_install(tmp_path):
     with pytest.raises(ConfigError) as e:
         write_pdf(tmp_path / "r.html", tmp_path / "r.pdf", str(tmp_path / "no-chromium"))
     assert "apt install chromium" in e.value.hint
+
+
+def test_report_command_writes_one_html_file_per_invocation(two_runs, tmp_path, capsys):
+    two_runs["base"] = RunData("base", BASE)
+    two_runs["cand"] = RunData("cand", steps(iops=(1000.0, 1600.0, 3000.0)))
+    assert main(["report", "base", "cand", "-o", str(tmp_path / "out")]) == ExitStatus.OK
+    [written] = (tmp_path / "out").iterdir()
+    assert written.name == "report-base-and-1-more.html"
+    assert capsys.readouterr().out.strip() == str(written)
+    page = written.read_text()
+    assert page.count('class="ioscale-figure"') == 2 * 4 + 1 and "Runs compared" in page

@@ -262,7 +262,7 @@ def efficiency(run: RunData, key: str) -> Figure:
         ax.set_xticks(pos, labels)
         ax.set_xlabel(_x_title(run))
         ax.set_ylabel("%")
-        ax.legend(loc="upper right")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
         ax.set_title(f"Gain and efficiency per step — {run.run_id}")
         fig.tight_layout()
         return Figure(key, "Gain and efficiency per step", _svg(fig, key), data)

@@ -28,7 +28,8 @@ th{background:#eee;text-align:left} td.n{text-align:right;font-variant-numeric:t
 figure{margin:1em 0;page-break-inside:avoid} figure svg{width:100%;max-width:920px;height:auto}
 figcaption{font-size:12px;color:#333} .verdict{border-left:4px solid #0072B2;padding:.3em .8em;background:#f4f8fb}
 .fail{color:#D55E00;font-weight:bold} .note{color:#555;font-size:12px} details summary{cursor:pointer;color:#0072B2}
-@media print{details>summary{display:none} body{max-width:none}}
+.wide{overflow-x:auto}
+@media print{details>summary{display:none} body{max-width:none} .wide{overflow:visible} table.steps{font-size:7px}}
 """
 
 NA = "n/a"
@@ -124,7 +125,7 @@ def verdict(run: RunData) -> list[str]:
                      f"{best.load:g} (step {best.step_index}).")
     u = run.usl
     if u is not None:
-        peak = (f"predicted peak {_fmt(u.peak_x, 0)} {u.metric.replace('_', '/').upper() if u.metric == 'iops' else 'MB/s'}"
+        peak = (f"predicted peak {_fmt(u.peak_x, 0)} {'IOPS' if u.metric == 'iops' else 'MB/s'}"
                 f" at N = {u.peak_n:g}" + (" (beyond the measured loads: extrapolated)" if u.peak_extrapolated else "")
                 if u.peak_n is not None and u.peak_x is not None else "no finite peak (κ = 0)")
         lines.append(f"USL fit over {u.points} steps ({u.metric}, N = {u.load_axis}): λ = {u.lam:,.1f}, "
@@ -204,8 +205,9 @@ def run_section(run: RunData, index: int, ioscale_version: str) -> str:
     for f in figs.run_figures(run, index):
         out.append(figure_html(f))
     if run.steps:
-        out.append("<h3>Per step</h3>" + _table(STEP_HEAD, [step_row(s) for s in run.steps], "steps",
-                                                [f'data-step-index="{s.step_index}"' for s in run.steps]))
+        out.append("<h3>Per step</h3><div class=wide>" + _table(
+            STEP_HEAD, [step_row(s) for s in run.steps], "steps",
+            [f'data-step-index="{s.step_index}"' for s in run.steps]) + "</div>")
     events = [e for e in run.saturation_events if e.get("kind") == "saturation"]
     if events:
         out.append("<h3>Saturation alerts</h3>" + _table(
@@ -238,9 +240,10 @@ def comparison_section(runs: Sequence[RunData], max_drop_pct: float = 10.0, max_
         except NotComparableError as e:
             out.append(f"<p class=fail>{_e(e)}</p>")
             continue
-        out.append(_table(COMPARE_HEAD, table_rows(result), "step-diffs",
-                          [f'data-baseline-step="{s.base.step_index}" data-step="{s.cand.step_index}"'
-                           for s in result.steps]))
+        out.append("<div class=wide>" + _table(
+            COMPARE_HEAD, table_rows(result), "step-diffs",
+            [f'data-baseline-step="{s.base.step_index}" data-step="{s.cand.step_index}"' for s in result.steps])
+            + "</div>")
         if result.only_baseline or result.only_candidate:
             out.append("<p class=note>Without a twin: " + _e("; ".join(
                 [f"baseline step {s.step_index} ({s.load_text})" for s in result.only_baseline]
