@@ -309,6 +309,3 @@ def run_figures(run: RunData, index: int) -> list[Figure]:
     return [throughput(run, f"r{index}-throughput"), latency(run, f"r{index}-latency"),
             host_load(run, f"r{index}-host"), efficiency(run, f"r{index}-efficiency")]
 
-
-def step_values(steps: Sequence[Step], attr: str) -> list[Any]:
-    return [getattr(s, attr) for s in steps]
