@@ -13,13 +13,8 @@ FIXTURES = REPO / "tests" / "fixtures" / "real"
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    for k in list(__import__("os").environ):
-        if k.startswith("IOSCALE_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("IOSCALE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("IOSCALE_REPO", str(REPO))
-    return tmp_path
+def env(clean_env):
+    return clean_env
 
 
 def test_status_on_a_fresh_home_reports_everything_down(env, capsys):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -44,15 +43,10 @@ class BatchingFakeProducer(FakeProducer):
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    for k in list(os.environ):
-        if k.startswith("IOSCALE_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("IOSCALE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("IOSCALE_REPO", str(REPO))
+def env(clean_env, monkeypatch):
     BatchingFakeProducer.instances = []
     monkeypatch.setattr(wire_producer, "TelemetryProducer", BatchingFakeProducer)
-    return tmp_path
+    return clean_env
 
 
 def test_import_esxtop_dry_run_counts_and_names_the_runs(env, capsys):

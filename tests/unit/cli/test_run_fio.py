@@ -4,44 +4,23 @@ live link, summary, next commands), where it keeps fio's reports, and the option
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-from pathlib import Path
 
 import pytest
-from fake_producer import FakeProducer
+from fake_producer import FlushingFakeProducer
 
 from ioscale.cli import build_parser, ingest, main, parse_args
 from ioscale.wire import producer as wire_producer
 from ioscale.wire import topics
 
-REPO = Path(__file__).resolve().parents[3]
-
-
-class FlushingFakeProducer(FakeProducer):
-    instances: list["FlushingFakeProducer"] = []
-
-    def __init__(self, bootstrap: str, registry: str, config: dict | None = None) -> None:
-        super().__init__()
-        self.flushes = 0
-        FlushingFakeProducer.instances.append(self)
-
-    def flush(self, timeout_s: float = 60.0) -> None:
-        self.flushes += 1
-
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    for k in list(os.environ):
-        if k.startswith("IOSCALE_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("IOSCALE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("IOSCALE_REPO", str(REPO))
-    monkeypatch.chdir(tmp_path)
+def env(clean_env, monkeypatch):
+    monkeypatch.chdir(clean_env)
     FlushingFakeProducer.instances = []
     monkeypatch.setattr(wire_producer, "TelemetryProducer", FlushingFakeProducer)
-    return tmp_path
+    return clean_env
 
 
 def test_everything_after_the_separator_goes_to_fio():

@@ -4,13 +4,12 @@ a FakeProducer in Kafka's place: what they print, what they send, and the usage 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from fake_producer import FakeProducer
+from fake_producer import FlushingFakeProducer
 
 from ioscale.cli import main
 from ioscale.wire import producer as wire_producer
@@ -20,39 +19,12 @@ REPO = Path(__file__).resolve().parents[3]
 P4 = REPO / "tests" / "fixtures" / "real" / "iperf3-3.6_tcp_P4_ekfoury.json"
 
 
-class FlushingFakeProducer(FakeProducer):
-    instances: list["FlushingFakeProducer"] = []
-
-    def __init__(self, bootstrap: str, registry: str, config: dict | None = None) -> None:
-        super().__init__()
-        self.flushes = 0
-        FlushingFakeProducer.instances.append(self)
-
-    def flush(self, timeout_s: float = 60.0) -> None:
-        self.flushes += 1
-
-    def send_raw(self, topic: str, value: bytes) -> None:
-        self.records.append((topic, {"raw": value}))
-
-    @property
-    def delivered(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for topic, _ in self.records:
-            counts[topic] = counts.get(topic, 0) + 1
-        return counts
-
-
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    for k in list(os.environ):
-        if k.startswith("IOSCALE_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("IOSCALE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("IOSCALE_REPO", str(REPO))
-    monkeypatch.chdir(tmp_path)
+def env(clean_env, monkeypatch):
+    monkeypatch.chdir(clean_env)
     FlushingFakeProducer.instances = []
     monkeypatch.setattr(wire_producer, "TelemetryProducer", FlushingFakeProducer)
-    return tmp_path
+    return clean_env
 
 
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed")
