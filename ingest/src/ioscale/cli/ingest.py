@@ -185,12 +185,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ioscale.stack.superset import LIVE_DASHBOARD_SLUG, dashboard_url
     from ioscale.wire.publish import publish_import
 
-    sweep = None
-    if args.sweep:
-        name, _, values = args.sweep.partition("=")
-        if not values:
-            raise IoscaleError(f"--sweep {args.sweep!r} needs NAME=V1,V2,...", "e.g. --sweep iodepth=1,2,4,8")
-        sweep = (name.strip(), [v.strip() for v in values.split(",") if v.strip()])
+    sweep = run_iperf3.parse_sweep(args.sweep, "iodepth=1,2,4,8", IoscaleError)
     run_id = args.run_id or new_run_id()
     report_id = report_run_id(run_id)
     out_dir = Path(args.out_dir) if args.out_dir else Path("ioscale-runs") / run_id

@@ -24,6 +24,17 @@ def link_speed(text: str) -> int:
     return bps
 
 
+def parse_sweep(text: str | None, example: str,
+                error: type[IoscaleError] = UsageError) -> tuple[str, list[str]] | None:
+    """`--sweep NAME=V1,V2,...` -> (NAME, [V1, V2, ...]); None when not given."""
+    if not text:
+        return None
+    name, _, values = text.partition("=")
+    if not values:
+        raise error(f"--sweep {text!r} needs NAME=V1,V2,...", f"e.g. --sweep {example}")
+    return name.strip(), [v.strip() for v in values.split(",") if v.strip()]
+
+
 def add_arguments(run: argparse.ArgumentParser) -> None:
     g = run.add_argument_group("iperf3", "ioscale run iperf3 [--server HOST] [--sweep parallel=1,2,4,8] "
                                          "[-- IPERF3_CLIENT_OPTION...]")
@@ -46,12 +57,7 @@ def cmd(args: argparse.Namespace) -> int:
     if args.analyze:
         raise UsageError("--analyze needs I/O samples; an iperf3 run has port samples only",
                            "see the run with `ioscale sql port_utilization -p run_id=RUN -p step_index=N`")
-    sweep = None
-    if args.sweep:
-        name, _, values = args.sweep.partition("=")
-        if not values:
-            raise UsageError(f"--sweep {args.sweep!r} needs NAME=V1,V2,...", "e.g. --sweep parallel=1,2,4,8")
-        sweep = (name.strip(), [v.strip() for v in values.split(",") if v.strip()])
+    sweep = parse_sweep(args.sweep, "parallel=1,2,4,8")
     run_id = args.run_id or new_run_id()
     out_dir = Path(args.out_dir) if args.out_dir else Path("ioscale-runs") / run_id
     live = dashboard_url(StackSettings.from_env().url("superset"), LIVE_DASHBOARD_SLUG, run_id)
