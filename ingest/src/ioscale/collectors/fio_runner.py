@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ioscale.collectors.rundir import log_tail, new_run_dir
+from ioscale.collectors.rundir import log_tail, new_run_dir, run_boundary, step_event
 from ioscale.errors import IoscaleError
 from ioscale.histogram import LatencyHistogram
 from ioscale.importers.common import (
@@ -59,7 +59,7 @@ from ioscale.importers.common import (
 from ioscale.importers.fio import (FioDoc, Pairs, bins_histogram, fio_target, import_fio, job_options, parse_fio_json,
                                    rw_mix)
 from ioscale.wire import topics
-from ioscale.wire.records import Direction, RunEvent
+from ioscale.wire.records import Direction
 
 SWEEPABLE = ("numjobs", "iodepth", "bs")
 _DIRS: tuple[tuple[str, Direction], ...] = (("read", "READ"), ("write", "WRITE"))
@@ -441,15 +441,14 @@ def _run_steps(run: FioRun, steps: list[_Step], send: Callable[[str, dict], None
     run_start_ms = int(clock() * 1000)
     # RUN_STARTED first, STEP events as each step starts/ends, RUN_ENDED at the end (run_events()
     # builds the same record shapes as the importers; we send its pieces at the right moments).
-    send(topics.RUNS, run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, run_start_ms, step_load())],
-                                 tags=run_tags)[0])
+    send(topics.RUNS, run_boundary(common_ev, run_start_ms, None, run_tags))
     warned: set[str] = set()
     for step in steps:
         start_ms = int(clock() * 1000)
         load, label = _step_load_of(_parse_jobfile_opts(first_text), sweep[0] if sweep else None, step.value)
         tags = {"sweep_value": str(step.value)} if sweep else {}
-        send(topics.RUNS, _step_event(common_ev, StepSpan(step.index, label, start_ms, start_ms, load, tags=tags),
-                                      "STEP_STARTED"))
+        send(topics.RUNS, step_event(common_ev, StepSpan(step.index, label, start_ms, start_ms, load, tags=tags),
+                                     "STEP_STARTED"))
         log(f"step {step.index}" + (f" {sweep[0]}={step.value}" if sweep else "") + f": {' '.join(step.command)}")
         differ = _Differ(send, run.run_id, step.index, run.host, run.vm, start_ms)
         error: FioRunError | None = None
@@ -460,8 +459,8 @@ def _run_steps(run: FioRun, steps: list[_Step], send: Callable[[str, dict], None
             tags = {**tags, "fio_error": str(e)[:500]}
         end_ms = int(clock() * 1000)
         load, label = _step_load_of(differ.last, sweep[0] if sweep else None, step.value)
-        send(topics.RUNS, _step_event(common_ev, StepSpan(step.index, label, start_ms, end_ms, load, tags=tags),
-                                      "STEP_ENDED"))
+        send(topics.RUNS, step_event(common_ev, StepSpan(step.index, label, start_ms, end_ms, load, tags=tags),
+                                     "STEP_ENDED"))
         for msg in ignored_options(run.extra_args, differ.last):
             if msg not in warned:
                 warned.add(msg)
@@ -473,12 +472,11 @@ def _run_steps(run: FioRun, steps: list[_Step], send: Callable[[str, dict], None
                                     stderr=step.stderr if kept else None, command=step.command))
         if error is not None:
             # Close the run so the live analysis evaluates what streamed instead of waiting for more.
-            send(topics.RUNS, run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, end_ms, step_load())],
-                                         tags={**run_tags, "fio_error": f"step {step.index}"})[-1])
+            send(topics.RUNS, run_boundary(common_ev, run_start_ms, end_ms,
+                                           {**run_tags, "fio_error": f"step {step.index}"}))
             raise error
     end_ms = int(clock() * 1000)
-    send(topics.RUNS, run_events(**common_ev, steps=[StepSpan(0, "", run_start_ms, end_ms, step_load())],
-                                 tags=run_tags)[-1])
+    send(topics.RUNS, run_boundary(common_ev, run_start_ms, end_ms, run_tags))
 
 
 def _parse_jobfile_opts(text: str) -> FioDoc:
@@ -500,11 +498,6 @@ def _parse_jobfile_opts(text: str) -> FioDoc:
     doc = FioDoc(global_options=glob)
     doc.jobs = [Pairs([("jobname", job.get("__name", "job")), ("job options", job)])]
     return doc
-
-
-def _step_event(common_ev: dict[str, Any], span: StepSpan, kind: str) -> RunEvent:
-    evs = run_events(**common_ev, steps=[span], tags={})
-    return next(e for e in evs if e["event_type"] == kind)
 
 
 def _run_one(step: _Step, differ: _Differ, timeout_s: float | None, clock: Callable[[], float],

@@ -42,13 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ioscale.collectors.rundir import log_tail, new_run_dir
+from ioscale.collectors.rundir import log_tail, new_run_dir, run_boundary, step_event
 from ioscale.errors import IoscaleError
-from ioscale.importers.common import Issues, StepSpan, host_topology, parse_size_bytes, run_events, step_load
+from ioscale.importers.common import Issues, StepSpan, host_topology, parse_size_bytes
 from ioscale.importers.iperf3 import (Iperf3Doc, IntervalMapper, parse_link_speed, read_documents, step_load_of,
                                       step_tags)
 from ioscale.wire import topics
-from ioscale.wire.records import LinkCapacity, RunEvent
+from ioscale.wire.records import LinkCapacity
 
 #: sweep name -> the client option it sets
 SWEEPABLE = {"parallel": "-P", "length": "-l"}
@@ -391,8 +391,7 @@ def _run_steps(run: Iperf3Run, run_dir: Path, binary: str, send: Callable[[str, 
                 "iperf3_server": f"{run.server}:{run.port}",
                 "iperf3_output": "json-stream (per interval)" if run.streaming else "json (at each step's end)"}
     run_start = int(clock() * 1000)
-    send(topics.RUNS, run_events(**common, steps=[StepSpan(0, "", run_start, run_start, step_load())],
-                                 tags=run_tags)[0])
+    send(topics.RUNS, run_boundary(common, run_start, None, run_tags))
     for index, value in enumerate(values):
         prefix = f"step-{index:03d}"
         command = [binary, "-c", run.server, "-p", str(run.port), "-t", str(duration_s), "-i", f"{interval_s:g}",
@@ -402,8 +401,8 @@ def _run_steps(run: Iperf3Run, run_dir: Path, binary: str, send: Callable[[str, 
         step_tags_ = {"sweep_value": str(value)} if sweep else {}
         start_ms = int(clock() * 1000)
         load, label = step_load_of(_planned_doc(command, run.server, run.port, duration_s))
-        send(topics.RUNS, _event(common, StepSpan(index, label, start_ms, start_ms, load, tags=step_tags_),
-                                 "STEP_STARTED"))
+        send(topics.RUNS, step_event(common, StepSpan(index, label, start_ms, start_ms, load, tags=step_tags_),
+                                     "STEP_STARTED"))
         log(f"step {index}" + (f" {sweep[0]}={value}" if sweep else "") + f": {' '.join(command)}")
         feed = _StepFeed(send, run.run_id, index, start_ms, link_speed_bps, run.host)
         report, stderr = run_dir / f"{prefix}.json", run_dir / f"{prefix}.stderr.txt"
@@ -419,8 +418,8 @@ def _run_steps(run: Iperf3Run, run_dir: Path, binary: str, send: Callable[[str, 
         w_start, w_end = (min(w[0] for w in windows), max(w[1] for w in windows)) if windows else (start_ms, end_ms)
         if docs and docs[0].test_start:
             load, label = step_load_of(docs[0])
-        ended = _event(common, StepSpan(index, label, w_start, w_end, load,
-                                        tags={**step_tags_, **step_tags(feed.docs)}), "STEP_ENDED")
+        ended = step_event(common, StepSpan(index, label, w_start, w_end, load,
+                                            tags={**step_tags_, **step_tags(feed.docs)}), "STEP_ENDED")
         ended["ts_ms"] = max(end_ms, w_end)
         if link_speed_bps:
             ended["links"] = [LinkCapacity(host=m.host, port_id=m.port_id, kind="NIC", speed_bps=link_speed_bps,
@@ -432,16 +431,10 @@ def _run_steps(run: Iperf3Run, run_dir: Path, binary: str, send: Callable[[str, 
         _totals(result, feed, docs)
         run.steps.append(result)
         if error is not None:
-            send(topics.RUNS, run_events(**common, steps=[StepSpan(0, "", run_start, end_ms, step_load())],
-                                         tags={**run_tags, "iperf3_error": f"step {index}"})[-1])
+            send(topics.RUNS, run_boundary(common, run_start, end_ms, {**run_tags, "iperf3_error": f"step {index}"}))
             raise error
     end_ms = int(clock() * 1000)
-    send(topics.RUNS, run_events(**common, steps=[StepSpan(0, "", run_start, end_ms, step_load())],
-                                 tags=run_tags)[-1])
-
-
-def _event(common: dict[str, Any], span: StepSpan, kind: str) -> RunEvent:
-    return next(e for e in run_events(**common, steps=[span], tags={}) if e["event_type"] == kind)
+    send(topics.RUNS, run_boundary(common, run_start, end_ms, run_tags))
 
 
 def _totals(result: StepResult, feed: _StepFeed, docs: list[Iperf3Doc]) -> None:

@@ -1,11 +1,14 @@
-"""What the tool runners (fio, iperf3) share: the directory a run's files are kept in, and a log's last lines
-for their error messages."""
+"""What the tool runners (fio, iperf3) share: the directory a run's files are kept in, a log's last lines
+for their error messages, and the RUN_STARTED/RUN_ENDED events they send around their steps."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ioscale.errors import IoscaleError
+from ioscale.importers.common import StepSpan, run_events, step_load
+from ioscale.wire.records import RunEvent
 
 
 def new_run_dir(out_dir: Path, error: type[IoscaleError]) -> Path:
@@ -24,3 +27,15 @@ def log_tail(path: Path, lines: int = 5) -> str:
     except OSError:
         return ""
     return " | ".join(ln.strip() for ln in text.strip().splitlines()[-lines:])
+
+
+def run_boundary(common: dict[str, Any], start_ms: int, end_ms: int | None, tags: dict[str, str]) -> RunEvent:
+    """RUN_STARTED (``end_ms`` None) or RUN_ENDED, built by run_events() as the importers build them: a live run
+    sends it at that moment, its steps' events in between."""
+    span = StepSpan(0, "", start_ms, start_ms if end_ms is None else end_ms, step_load())
+    return run_events(**common, steps=[span], tags=tags)[0 if end_ms is None else -1]
+
+
+def step_event(common: dict[str, Any], span: StepSpan, kind: str) -> RunEvent:
+    """The STEP_STARTED or STEP_ENDED event of one step, as run_events() builds it."""
+    return next(e for e in run_events(**common, steps=[span], tags={}) if e["event_type"] == kind)
