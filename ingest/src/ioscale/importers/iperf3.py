@@ -135,20 +135,19 @@ class Iperf3Doc:
 
     @property
     def local_host(self) -> str:
-        conns = self.start.get("connected")
-        if isinstance(conns, list):
-            for c in conns:
-                if isinstance(c, dict) and c.get("local_host"):
-                    return str(c["local_host"])
-        return ""
+        return self._connected("local_host")
 
     @property
     def remote_host(self) -> str:
+        return self._connected("remote_host")
+
+    def _connected(self, key: str) -> str:
+        """``key`` of the first connection in start.connected that has it; empty when none has."""
         conns = self.start.get("connected")
         if isinstance(conns, list):
             for c in conns:
-                if isinstance(c, dict) and c.get("remote_host"):
-                    return str(c["remote_host"])
+                if isinstance(c, dict) and c.get(key):
+                    return str(c[key])
         return ""
 
     @property
