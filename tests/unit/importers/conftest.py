@@ -70,6 +70,13 @@ def samples(result: ImportResult, **match: Any) -> list[dict]:
     return [s for s in result.io_samples if all(s.get(k) == v for k, v in match.items())]
 
 
+def one(records: list[dict], **match: Any) -> dict:
+    """The one record whose fields equal ``match``; fails when there are none or several."""
+    got = [r for r in records if all(r[k] == v for k, v in match.items())]
+    assert len(got) == 1, (match, len(got))
+    return got[0]
+
+
 class Kit:
     """The helpers above as one object, handed to tests by the ``kit`` fixture (pytest runs with
     ``--import-mode=importlib``, so test modules cannot import this conftest by name)."""
@@ -83,6 +90,7 @@ class Kit:
     assert_schema_valid = staticmethod(assert_schema_valid)
     errors_of = staticmethod(errors_of)
     samples = staticmethod(samples)
+    one = staticmethod(one)
 
 
 @pytest.fixture

@@ -24,27 +24,21 @@ def host_log(kit, **kw):
     return kit.run("perfmon", kit.DATA / "perfmon_hyperv_host.csv", **kw)
 
 
-def one(records, **match):
-    got = [r for r in records if all(r[k] == v for k, v in match.items())]
-    assert len(got) == 1, (match, len(got))
-    return got[0]
-
-
 def test_disk_counts_are_rates_times_the_interval(kit):
     r = host_log(kit)
     assert not r.has_errors
     kit.assert_schema_valid(r)
-    rd = one(r.io_samples, target="1 E:", direction="READ", ts_ms=T0)
+    rd = kit.one(r.io_samples, target="1 E:", direction="READ", ts_ms=T0)
     # Disk Reads/sec 2000 over 15.000 s; Read Bytes/sec 8192000; Avg. Disk sec/Read 0.0015; read queue 3.0.
     assert (rd["interval_ms"], rd["ops"], rd["bytes"]) == (15_000, 30_000, 122_880_000)
     assert (rd["latency_count"], rd["latency_sum_ns"], rd["outstanding_ios"]) == (30_000, 45_000_000_000, 3.0)
     assert rd["latency_bucket_index"] == [] and rd["latency_bucket_count"] == [] and rd["percentile_q"] == []
     assert rd["tags"]["latency_sum_basis"] == "mean_x_count" and rd["tags"]["io_layer"] == "physical_disk"
     assert rd["run_id"] == r.run_id and rd["step_index"] == 0 and rd["host"] == "HV01"
-    wr = one(r.io_samples, target="1 E:", direction="WRITE", ts_ms=T0)
+    wr = kit.one(r.io_samples, target="1 E:", direction="WRITE", ts_ms=T0)
     # 1000.5/s x 15 s = 15007.5 I/Os: rounded half to even, 15008; mean 4.2 ms.
     assert (wr["ops"], wr["bytes"], wr["latency_sum_ns"]) == (15_008, 61_470_720, 15_008 * 4_200_000)
-    later = one(r.io_samples, target="1 E:", direction="READ", ts_ms=T1)
+    later = kit.one(r.io_samples, target="1 E:", direction="READ", ts_ms=T1)
     assert (later["interval_ms"], later["ops"]) == (15_005, 37_512)          # 2500/s x 15.005 s = 37512.5
     # The last row has no Disk Writes/sec value (" "): no WRITE sample, not a zero one.
     assert [s["direction"] for s in r.io_samples if s["target"] == "1 E:" and s["ts_ms"] == T1] == ["READ"]
@@ -58,21 +52,21 @@ def test_the_first_row_only_seeds_the_interval(kit):
 
 def test_cpu_scopes_on_a_hyperv_host(kit):
     r = host_log(kit)
-    cpu0 = one(r.cpu_samples, scope="ROOT_PARTITION", cpu=0, ts_ms=T0)
+    cpu0 = kit.one(r.cpu_samples, scope="ROOT_PARTITION", cpu=0, ts_ms=T0)
     # Processor Information(0,0) wins over Processor(0) for % Processor Time; Processor(0) adds % User Time.
     assert (cpu0["utilization_pct"], cpu0["user_pct"], cpu0["dpc_pct"]) == (60.25, 30.5, 7.5)
     assert (cpu0["interrupts_per_s"], cpu0["dpcs_per_s"], cpu0["logical_processors"]) == (12500.5, 9800.0, 1)
     assert cpu0["tags"] == {"source": "perfmon", "processor_group": "0", "group_cpu": "0",
                             "root_vp_total_run_pct": "48.5"}
     # Processor Information(1,0) is the third CPU in (group, number) order.
-    assert one(r.cpu_samples, scope="ROOT_PARTITION", cpu=2, ts_ms=T0)["tags"]["processor_group"] == "1"
-    total = one(r.cpu_samples, scope="ROOT_PARTITION", cpu=-1, ts_ms=T0)
+    assert kit.one(r.cpu_samples, scope="ROOT_PARTITION", cpu=2, ts_ms=T0)["tags"]["processor_group"] == "1"
+    total = kit.one(r.cpu_samples, scope="ROOT_PARTITION", cpu=-1, ts_ms=T0)
     assert (total["utilization_pct"], total["logical_processors"]) == (41.5, 3)
-    assert one(r.cpu_samples, scope="ROOT_PARTITION", cpu=-1, ts_ms=T1)["utilization_pct"] == 100.0  # 100.2 clamped
-    lp = one(r.cpu_samples, scope="HYPERVISOR", cpu=0, ts_ms=T0)
+    assert kit.one(r.cpu_samples, scope="ROOT_PARTITION", cpu=-1, ts_ms=T1)["utilization_pct"] == 100.0  # 100.2 clamped
+    lp = kit.one(r.cpu_samples, scope="HYPERVISOR", cpu=0, ts_ms=T0)
     assert (lp["utilization_pct"], lp["interrupts_per_s"]) == (70.0, 15000.0)
-    assert one(r.cpu_samples, scope="HYPERVISOR", cpu=-1, ts_ms=T0)["utilization_pct"] == 55.125
-    vm = one(r.cpu_samples, scope="VM", vm="vm01", cpu=-1, ts_ms=T1)
+    assert kit.one(r.cpu_samples, scope="HYPERVISOR", cpu=-1, ts_ms=T0)["utilization_pct"] == 55.125
+    vm = kit.one(r.cpu_samples, scope="VM", vm="vm01", cpu=-1, ts_ms=T1)
     assert (vm["utilization_pct"], vm["logical_processors"], vm["tags"]["utilization_basis"]) == (85.0, 2, "mean_of_vps")
     # Per-CPU samples never include the "0,_Total" group total: 3 ROOT_PARTITION CPUs + the host total per row.
     assert sorted(s["cpu"] for s in r.cpu_samples if s["scope"] == "ROOT_PARTITION" and s["ts_ms"] == T0) == [-1, 0, 1, 2]
@@ -80,32 +74,32 @@ def test_cpu_scopes_on_a_hyperv_host(kit):
 
 def test_ports_vnic_vswitch_and_vmq(kit):
     r = host_log(kit)
-    nic = one(r.port_samples, kind="NIC", port_id="Mellanox ConnectX-4 Lx Ethernet Adapter #2", ts_ms=T0)
+    nic = kit.one(r.port_samples, kind="NIC", port_id="Mellanox ConnectX-4 Lx Ethernet Adapter #2", ts_ms=T0)
     assert (nic["rx_bytes"], nic["tx_bytes"], nic["rx_frames"]) == (1_875_000_000, 37_500_000, 1_350_000)
     # Packets Received Errors is cumulative: 17 -> 20 -> 23.
     assert (nic["link_speed_bps"], nic["rx_errors"], nic["queue"]) == (25_000_000_000, 3, -1)
-    assert one(r.port_samples, kind="NIC", port_id=nic["port_id"], ts_ms=T1)["rx_errors"] == 3
-    vmq = one(r.port_samples, kind="NIC_VMQ", ts_ms=T0)
+    assert kit.one(r.port_samples, kind="NIC", port_id=nic["port_id"], ts_ms=T1)["rx_errors"] == 3
+    vmq = kit.one(r.port_samples, kind="NIC_VMQ", ts_ms=T0)
     # Per Processor Network Interface Card Activity(2, ...): 80000 packets/s, 7000.25 interrupts/s over 15 s.
     assert (vmq["queue"], vmq["rx_frames"], vmq["interrupts"], vmq["link_speed_bps"]) == (2, 1_200_000, 105_004,
                                                                                          25_000_000_000)
-    vnic = one(r.port_samples, vm="vm01", ts_ms=T0)
+    vnic = kit.one(r.port_samples, vm="vm01", ts_ms=T0)
     assert (vnic["rx_bytes"], vnic["tx_bytes"], vnic["tags"]["port_role"]) == (15_000_000, 750_000, "vm_adapter")
-    assert one(r.port_samples, port_id="SETswitch", ts_ms=T0)["rx_bytes"] == 18_000_000
+    assert kit.one(r.port_samples, port_id="SETswitch", ts_ms=T0)["rx_bytes"] == 18_000_000
 
 
 def test_other_io_layers_go_to_companion_runs(kit):
     r = host_log(kit)
     runs = {s["run_id"] for s in r.io_samples}
     assert runs == {r.run_id, r.run_id + "-vsd", r.run_id + "-csvfs"}
-    vsd = one(r.io_samples, run_id=r.run_id + "-vsd", direction="READ", ts_ms=T0)
+    vsd = kit.one(r.io_samples, run_id=r.run_id + "-vsd", direction="READ", ts_ms=T0)
     assert (vsd["target"], vsd["ops"], vsd["bytes"]) == ("C:-ClusterStorage-Volume1-vm01-vm01.vhdx", 22_500, 92_160_000)
-    csv = one(r.io_samples, run_id=r.run_id + "-csvfs", direction="READ", ts_ms=T0)
+    csv = kit.one(r.io_samples, run_id=r.run_id + "-csvfs", direction="READ", ts_ms=T0)
     # Read Latency 0.0021 s; no queue counter, so Little's law: 1400/s x 2.1 ms = 2.94.
     assert (csv["ops"], csv["latency_sum_ns"], round(csv["outstanding_ios"], 9)) == (21_000, 44_100_000_000, 2.94)
     started = [e["run_id"] for e in r.run_events if e["event_type"] == "RUN_STARTED"]
     assert sorted(started) == sorted(runs)
-    ended = one(r.run_events, run_id=r.run_id, event_type="STEP_ENDED")
+    ended = kit.one(r.run_events, run_id=r.run_id, event_type="STEP_ENDED")
     assert (ended["start_ms"], ended["end_ms"], ended["tool"]) == (T0, T2, "LIVE")
     assert ended["tags"]["source_tool"] == "perfmon"
 
