@@ -6,7 +6,6 @@ never retyped. Property tests use `random` with fixed seeds (hypothesis is not a
 
 from __future__ import annotations
 
-import ast
 import bisect
 import itertools
 import math
@@ -33,6 +32,7 @@ from ioscale.histogram import (
     sql_representative_expr,
 )
 import gen_histogram_vectors  # devtools/, on pytest's pythonpath
+from independence import ioscale_imports
 
 VECTORS = Path(__file__).resolve().parents[2] / "schema" / "histogram_vectors.tsv"
 LEVELS = [0.0, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 1.0]
@@ -186,10 +186,7 @@ def test_golden_file_is_what_the_generator_writes():
 
 
 def test_generator_does_not_use_the_code_under_test():
-    tree = ast.parse(Path(gen_histogram_vectors.__file__).read_text(encoding="utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert not any(name.startswith("ioscale") for name in imported), imported
+    assert ioscale_imports(gen_histogram_vectors) == set()
 
 
 # --- the scheme ------------------------------------------------------------------------------------------

@@ -6,12 +6,11 @@ that neither ioscale nor its tests made up.
 
 from __future__ import annotations
 
-import ast
 import json
-from pathlib import Path
 
 import expected_curves  # devtools/, on pytest's pythonpath
 import pytest
+from independence import ioscale_imports
 
 EXPECTED = json.loads(expected_curves.EXPECTED.read_text(encoding="utf-8"))
 SWEEPS = {s["id"]: s for s in EXPECTED["sweeps"]}
@@ -23,10 +22,7 @@ def test_hand_figures_equal_the_oracle():
 
 
 def test_oracle_does_not_use_the_code_under_test():
-    tree = ast.parse(Path(expected_curves.__file__).read_text(encoding="utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert not any(name.startswith("ioscale") for name in imported), imported
+    assert ioscale_imports(expected_curves) == set()
 
 
 def test_every_file_of_a_sweep_is_one_step_with_its_source_record():
