@@ -13,6 +13,7 @@ import io.ioscale.records.Grain;
 import io.ioscale.records.IoRollupRow;
 import io.ioscale.records.PortRollupRow;
 import io.ioscale.records.ResultRow;
+import io.ioscale.records.RollupRow;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
 import java.io.IOException;
@@ -56,18 +57,11 @@ class RowColumnsTest {
     static Stream<ResultRow> rows() {
         List<ResultRow> rows = new ArrayList<>();
         for (Grain g : Grain.values()) {
-            IoRollupRow io = new IoRollupRow();
-            io.grain = g;
-            rows.add(io);
-            FleetRollupRow fleet = new FleetRollupRow();
-            fleet.grain = g;
-            rows.add(fleet);
-            CpuRollupRow cpu = new CpuRollupRow();
-            cpu.grain = g;
-            rows.add(cpu);
-            PortRollupRow port = new PortRollupRow();
-            port.grain = g;
-            rows.add(port);
+            for (RollupRow row : List.of(new IoRollupRow(), new FleetRollupRow(), new CpuRollupRow(),
+                    new PortRollupRow())) {
+                row.grain = g;
+                rows.add(row);
+            }
         }
         rows.add(new StepRow());
         rows.add(new UslFitRow());
