@@ -42,12 +42,17 @@ class EventTimeWatermarksTest {
 
     private static final long IDLE_MS = 10_000;
 
+    /** A generator that goes idle after {@link #IDLE_MS} without records, on the clock {@code now[0]}. */
+    private static EventTimeWatermarks.Generator<String> idleAware(EventTimeWatermarks.Peers peers, long[] now) {
+        return new EventTimeWatermarks.Generator<>(2_000, 7_200_000L, false, peers, IDLE_MS, () -> now[0]);
+    }
+
     @Test
     void aPartitionGoesIdleOnlyAfterItsPeersHadRecordsForTheIdlenessSinceItsOwnLast() {
         long[] now = {1_000_000};
         EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
-        var a = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS, () -> now[0]);
-        var b = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS, () -> now[0]);
+        var a = idleAware(peers, now);
+        var b = idleAware(peers, now);
         Out out = new Out();
         // Both partitions flow, one record a second.
         for (int s = 0; s < 5; s++) {
@@ -77,12 +82,9 @@ class EventTimeWatermarksTest {
     void aQuietPartitionGoesIdleWhileOthersFlowAndOneThatNeverHadARecordToo() {
         long[] now = {1_000_000};
         EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
-        var flowing = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
-                () -> now[0]);
-        var stopped = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
-                () -> now[0]);
-        var never = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
-                () -> now[0]);
+        var flowing = idleAware(peers, now);
+        var stopped = idleAware(peers, now);
+        var never = idleAware(peers, now);
         Out out = new Out();
         stopped.onEvent(Decoded.of("last"), now[0], out);
         long stoppedAt = now[0];
@@ -126,10 +128,8 @@ class EventTimeWatermarksTest {
     void aShortGapIsPartOfTheStretchALongOneStartsItAgain() {
         long[] now = {1_000_000};
         EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
-        var flowing = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
-                () -> now[0]);
-        var quiet = new EventTimeWatermarks.Generator<String>(2_000, 7_200_000L, false, peers, IDLE_MS,
-                () -> now[0]);
+        var flowing = idleAware(peers, now);
+        var quiet = idleAware(peers, now);
         Out out = new Out();
         quiet.onEvent(Decoded.of("last"), now[0], out);
         // 6 s of flow, a 12 s stop (longer than the idleness), 6 s of flow: never 10 s in one stretch.
