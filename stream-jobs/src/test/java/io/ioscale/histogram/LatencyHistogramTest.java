@@ -13,6 +13,10 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +31,12 @@ import java.util.Random;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.ArgumentsProvider;
+import org.junit.jupiter.params.provider.ArgumentsSource;
+import org.junit.jupiter.params.support.AnnotationConsumer;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -98,36 +106,26 @@ class LatencyHistogramTest {
         return selected.stream();
     }
 
-    static Stream<Row> bucketRows() {
-        return rows("bucket");
+    /** A parameterized test's arguments: the rows of one kind, e.g. {@code @Vectors("bucket")}. */
+    @Target(ElementType.METHOD)
+    @Retention(RetentionPolicy.RUNTIME)
+    @ArgumentsSource(VectorRows.class)
+    @interface Vectors {
+        String value();
     }
 
-    static Stream<Row> rejectRows() {
-        return rows("reject");
-    }
+    static final class VectorRows implements ArgumentsProvider, AnnotationConsumer<Vectors> {
+        private String kind;
 
-    static Stream<Row> histRows() {
-        return rows("hist");
-    }
+        @Override
+        public void accept(Vectors vectors) {
+            kind = vectors.value();
+        }
 
-    static Stream<Row> quantileRows() {
-        return rows("quantile");
-    }
-
-    static Stream<Row> requiredNRows() {
-        return rows("required_n");
-    }
-
-    static Stream<Row> badQRows() {
-        return rows("bad_q");
-    }
-
-    static Stream<Row> badSparseRows() {
-        return rows("bad_sparse");
-    }
-
-    static Stream<Row> badBytesRows() {
-        return rows("bad_bytes");
+        @Override
+        public Stream<? extends Arguments> provideArguments(ExtensionContext context) {
+            return rows(kind).map(Arguments::of);
+        }
     }
 
     private static int[] ints(String field) {
@@ -177,7 +175,7 @@ class LatencyHistogramTest {
     // ------------------------------------------------------------------------------------------- golden vectors
 
     @ParameterizedTest(name = "bucket {0}")
-    @MethodSource("bucketRows")
+    @Vectors("bucket")
     void bucketVector(Row row) {
         long value = row.getLong(0);
         int index = (int) row.getLong(1);
@@ -195,7 +193,7 @@ class LatencyHistogramTest {
     }
 
     @ParameterizedTest(name = "reject {0}")
-    @MethodSource("rejectRows")
+    @Vectors("reject")
     void rejectVector(Row row) {
         long value = row.getLong(0);
         long count = row.getLong(1);
@@ -211,7 +209,7 @@ class LatencyHistogramTest {
     }
 
     @ParameterizedTest(name = "hist {0}")
-    @MethodSource("histRows")
+    @Vectors("hist")
     void histVector(Row row) {
         LatencyHistogram h = BUILT.get(row.get(0));
         assertEquals(new SparseBuckets(ints(row.get(2)), longs(row.get(3))), h.toSparse());
@@ -243,7 +241,7 @@ class LatencyHistogramTest {
     }
 
     @ParameterizedTest(name = "quantile {0}")
-    @MethodSource("quantileRows")
+    @Vectors("quantile")
     void quantileVector(Row row) {
         double q = Double.parseDouble(row.get(1));
         QuantileResult expected = new QuantileResult(q, row.getLong(2), row.getLong(3), row.get(4).equals("1"),
@@ -254,20 +252,20 @@ class LatencyHistogramTest {
     }
 
     @ParameterizedTest(name = "required_n {0}")
-    @MethodSource("requiredNRows")
+    @Vectors("required_n")
     void requiredNVector(Row row) {
         assertEquals(row.getLong(1), LatencyHistogram.requiredN(Double.parseDouble(row.get(0))));
     }
 
     @ParameterizedTest(name = "bad_q {0}")
-    @MethodSource("badQRows")
+    @Vectors("bad_q")
     void badQVector(Row row) {
         double q = Double.parseDouble(row.get(0));
         assertMessage("not in", assertThrows(HistogramException.class, () -> BUILT.get("single").quantile(q)));
     }
 
     @ParameterizedTest(name = "bad_sparse {0}")
-    @MethodSource("badSparseRows")
+    @Vectors("bad_sparse")
     void badSparseVector(Row row) {
         HistogramException e = assertThrows(HistogramException.class, () -> LatencyHistogram.fromSparse(
                 ints(row.get(0)), longs(row.get(1)), row.getLong(2), row.getLong(3), row.getLong(4), row.getLong(5)));
@@ -275,7 +273,7 @@ class LatencyHistogramTest {
     }
 
     @ParameterizedTest(name = "bad_bytes {0}")
-    @MethodSource("badBytesRows")
+    @Vectors("bad_bytes")
     void badBytesVector(Row row) {
         byte[] data = HexFormat.of().parseHex(row.get(0));
         assertMessage(row.get(1), assertThrows(HistogramException.class, () -> LatencyHistogram.fromBytes(data)));
