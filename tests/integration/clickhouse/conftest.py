@@ -1,6 +1,6 @@
 """private_server: a ClickHouse server process of the test's own (state directory under tmp_path, free ports),
-configured but not started; module_private_server: the same, shared by a module's tests. It shares nothing with the
-stack's ClickHouse."""
+configured but not started; module_private_server: the same, shared by a module's tests; private_admin: an admin
+client of a started private_server. It shares nothing with the stack's ClickHouse."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ioscale.stack import process
-from ioscale.stack.clickhouse import ClickHouseComponent
+from ioscale.stack.clickhouse import ClickHouseComponent, client
 from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import SECRET_NAMES, StackSettings, repo_root
@@ -54,6 +54,16 @@ def scratch_server(tmp_path: Path):
 def private_server(tmp_path: Path):
     with scratch_server(tmp_path) as server:
         yield server
+
+
+@pytest.fixture
+def private_admin(private_server):
+    """An admin client of private_server, started."""
+    comp, spec = private_server
+    process.start(spec, comp.settings.host)
+    comp.wait_ready(60)
+    with client(comp.ctx, role="admin") as ch:
+        yield ch
 
 
 @pytest.fixture(scope="module")

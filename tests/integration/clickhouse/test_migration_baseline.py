@@ -26,8 +26,6 @@ from pathlib import Path
 import pytest
 
 from ioscale.provision import migrations
-from ioscale.stack import process
-from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import repo_root
 
 pytestmark = pytest.mark.slow
@@ -89,16 +87,7 @@ def differences(old: dict, new: dict, intended: dict[str, dict[str, object]]) ->
     return out
 
 
-@pytest.fixture
-def admin(private_server):
-    comp, spec = private_server
-    process.start(spec, comp.settings.host)
-    comp.wait_ready(60)
-    with client(comp.ctx, role="admin") as ch:
-        yield ch
-
-
-def test_the_baseline_builds_the_schema_of_the_chain_it_replaced(admin, tmp_path) -> None:
+def test_the_baseline_builds_the_schema_of_the_chain_it_replaced(private_admin, tmp_path) -> None:
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     baseline = tmp_path / "baseline"
     baseline.mkdir()
@@ -106,14 +95,14 @@ def test_the_baseline_builds_the_schema_of_the_chain_it_replaced(admin, tmp_path
         assert (MIGRATIONS / name).is_file(), f"{name} is gone: the baseline is append-only too"
         shutil.copy(MIGRATIONS / name, baseline / name)
     shutil.copytree(MIGRATIONS / migrations.FRAGMENTS_DIR, baseline / migrations.FRAGMENTS_DIR)
-    got = snapshot_of(admin, baseline)
+    got = snapshot_of(private_admin, baseline)
     diff = differences(expected["schema"], got, expected["intended"])
     assert not diff, f"{len(diff)} difference(s):\n" + "\n".join(diff[:20])
 
 
-def test_a_database_set_up_by_the_replaced_chain_must_be_recreated(admin) -> None:
+def test_a_database_set_up_by_the_replaced_chain_must_be_recreated(private_admin) -> None:
     chain = json.loads(FIXTURE.read_text(encoding="utf-8"))["replaced_chain"]
-    executor = migrations.ClickHouseExecutor(admin)
+    executor = migrations.ClickHouseExecutor(private_admin)
     for sql in migrations.BOOTSTRAP_SQL:
         executor.execute(sql)
     for name, sha256 in chain.items():
@@ -121,4 +110,4 @@ def test_a_database_set_up_by_the_replaced_chain_must_be_recreated(admin) -> Non
     with pytest.raises(migrations.MigrationError, match="predates the folder's baseline") as err:
         migrations.apply(executor, MIGRATIONS, PLACEHOLDERS)
     assert "`make down && rm -rf .ioscale/data`" in err.value.hint
-    assert admin.command("EXISTS DATABASE ioscale") == 0  # nothing ran
+    assert private_admin.command("EXISTS DATABASE ioscale") == 0  # nothing ran

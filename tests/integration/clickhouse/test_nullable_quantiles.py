@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 
 from ioscale.provision import migrations
-from ioscale.stack import process
-from ioscale.stack.clickhouse import client
 from ioscale.stack.settings import repo_root
 
 pytestmark = pytest.mark.slow
@@ -32,15 +30,6 @@ TABLES = ("io_samples_1s", "io_samples_10s", "io_samples_1m", "io_fleet_1s", "io
           "scaling_curves")
 #: A row with a histogram: N = 2000, p50 .. p99 real, p99.9 and deeper the max (too few samples).
 WITH_HIST = (2000, [500_000, 900_000, 1_900_000, 2_000_000, 2_000_000, 2_000_000])
-
-
-@pytest.fixture
-def admin(private_server):
-    comp, spec = private_server
-    process.start(spec, comp.settings.host)
-    comp.wait_ready(60)
-    with client(comp.ctx, role="admin") as ch:
-        yield ch
 
 
 def _apply(ch, folder: Path) -> list[str]:
@@ -86,30 +75,31 @@ def _assert_null_where_n_is_0(ch) -> None:
                     ).result_rows == [(None, 35_600_000, "Nullable(UInt64)")]
 
 
-def test_a_database_with_rows_gets_null_percentiles_where_n_is_0(admin, tmp_path) -> None:
+def test_a_database_with_rows_gets_null_percentiles_where_n_is_0(private_admin, tmp_path) -> None:
     baseline = tmp_path / "baseline"
     baseline.mkdir()
     for name in BASELINE:
         shutil.copy(MIGRATIONS / name, baseline / name)
     shutil.copytree(MIGRATIONS / migrations.FRAGMENTS_DIR, baseline / migrations.FRAGMENTS_DIR)
-    _apply(admin, baseline)
-    _write_rows(admin, 0)
+    _apply(private_admin, baseline)
+    _write_rows(private_admin, 0)
     # The view created with the non-Nullable column cannot pass a NULL: the new migrations create it again.
-    applied = _apply(admin, MIGRATIONS)
+    applied = _apply(private_admin, MIGRATIONS)
     assert {"0140_replace_function_ioscale_quantile_ns.sql", "0148_replace_view_dash_io_fleet_10s.sql",
             "0149_replace_view_dash_scaling_points.sql"} <= set(applied)
-    _wait_for_mutations(admin)  # the UPDATE of the rows written before runs in the background
-    _assert_null_where_n_is_0(admin)
-    assert _apply(admin, MIGRATIONS) == []
+    _wait_for_mutations(private_admin)  # the UPDATE of the rows written before runs in the background
+    _assert_null_where_n_is_0(private_admin)
+    assert _apply(private_admin, MIGRATIONS) == []
 
 
-def test_a_new_database_has_nullable_percentiles(admin) -> None:
-    _apply(admin, MIGRATIONS)
-    _write_rows(admin, None)
-    _assert_null_where_n_is_0(admin)
+def test_a_new_database_has_nullable_percentiles(private_admin) -> None:
+    _apply(private_admin, MIGRATIONS)
+    _write_rows(private_admin, None)
+    _assert_null_where_n_is_0(private_admin)
     # dash_source_balance spells the function out when created; created after 0140, it has the NULL rule too
-    assert admin.query("SELECT type FROM system.columns WHERE database = 'ioscale' AND table = 'dash_source_balance' "
-                       "AND name = 'p99_latency_us'").result_rows == [("Nullable(Float64)",)]
+    assert private_admin.query("SELECT type FROM system.columns WHERE database = 'ioscale' "
+                               "AND table = 'dash_source_balance' AND name = 'p99_latency_us'"
+                               ).result_rows == [("Nullable(Float64)",)]
 
 
 def _wait_for_mutations(ch, timeout_s: float = 30) -> None:
