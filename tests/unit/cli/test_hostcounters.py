@@ -44,6 +44,7 @@ class BatchingFakeProducer(FakeProducer):
 
 @pytest.fixture
 def env(clean_env, monkeypatch):
+    """Not conftest's env: these commands send in batches, counted by BatchingFakeProducer."""
     BatchingFakeProducer.instances = []
     monkeypatch.setattr(wire_producer, "TelemetryProducer", BatchingFakeProducer)
     return clean_env

@@ -4,23 +4,14 @@ live link, summary, next commands), where it keeps fio's reports, and the option
 from __future__ import annotations
 
 import json
-import re
 import shutil
 
 import pytest
 from fake_producer import FlushingFakeProducer
+from live_run import live_run_id
 
 from ioscale.cli import build_parser, ingest, main, parse_args
-from ioscale.wire import producer as wire_producer
 from ioscale.wire import topics
-
-
-@pytest.fixture
-def env(clean_env, monkeypatch):
-    monkeypatch.chdir(clean_env)
-    FlushingFakeProducer.instances = []
-    monkeypatch.setattr(wire_producer, "TelemetryProducer", FlushingFakeProducer)
-    return clean_env
 
 
 def test_everything_after_the_separator_goes_to_fio():
@@ -43,10 +34,7 @@ def test_run_prints_its_id_first_and_the_next_commands_last(env, capsys, monkeyp
     rc = main(["run", "fio", str(job), "--analyze", "--", "--size=1m"])
     out = capsys.readouterr().out.splitlines()
     assert rc == 0
-    m = re.fullmatch(r"run (fio-live-[0-9a-f]{12}): fio's reports go to ioscale-runs/(\S+)", out[0])
-    assert m and m.group(1) == m.group(2)
-    run_id = m.group(1)
-    assert out[1] == f"watch it live: http://127.0.0.1:8088/superset/dashboard/ioscale-live/?run={run_id}"
+    run_id = live_run_id(out, r"run (fio-live-[0-9a-f]{12}): fio's reports go to ioscale-runs/(\S+)")
     (producer,) = FlushingFakeProducer.instances
     producer.validate()
     live = [r for _, r in producer.records if r["run_id"] == run_id]

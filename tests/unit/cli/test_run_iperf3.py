@@ -4,27 +4,18 @@ a FakeProducer in Kafka's place: what they print, what they send, and the usage 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 from fake_producer import FlushingFakeProducer
+from live_run import live_run_id
 
 from ioscale.cli import main
-from ioscale.wire import producer as wire_producer
 from ioscale.wire import topics
 
 REPO = Path(__file__).resolve().parents[3]
 P4 = REPO / "tests" / "fixtures" / "real" / "iperf3-3.6_tcp_P4_ekfoury.json"
-
-
-@pytest.fixture
-def env(clean_env, monkeypatch):
-    monkeypatch.chdir(clean_env)
-    FlushingFakeProducer.instances = []
-    monkeypatch.setattr(wire_producer, "TelemetryProducer", FlushingFakeProducer)
-    return clean_env
 
 
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed")
@@ -33,10 +24,7 @@ def test_run_prints_its_id_first_the_step_totals_and_the_next_commands(env, caps
                "-b", "20M"])
     out = capsys.readouterr().out.splitlines()
     assert rc == 0
-    m = re.fullmatch(r"run (iperf3-live-[0-9a-f]{12}): iperf3's output goes to ioscale-runs/(\S+)", out[0])
-    assert m and m.group(1) == m.group(2)
-    run_id = m.group(1)
-    assert out[1] == f"watch it live: http://127.0.0.1:8088/superset/dashboard/ioscale-live/?run={run_id}"
+    run_id = live_run_id(out, r"run (iperf3-live-[0-9a-f]{12}): iperf3's output goes to ioscale-runs/(\S+)")
     (producer,) = FlushingFakeProducer.instances
     producer.validate()
     assert producer.flushes == 1
