@@ -72,6 +72,13 @@ class StepAnalyzerTest {
                 fleetWatermark), ts + 999));
     }
 
+    /** second() for each of the step's seconds {@code from} to {@code to - 1}, all alike. */
+    private void seconds(int index, int from, int to, int n, long medianNs) throws Exception {
+        for (int sec = from; sec < to; sec++) {
+            second(index, sec, n, medianNs);
+        }
+    }
+
     private void watermark(long ts) throws Exception {
         h.processBothWatermarks(new Watermark(ts));
         if (!fleetLags) {
@@ -135,15 +142,11 @@ class StepAnalyzerTest {
     @Test
     void raisesLiveSaturationSecondsIntoTheSteadyStateAndTheFinalOneAtTheEnd() throws Exception {
         step(0, 1);
-        for (int sec = 0; sec < 30; sec++) {
-            second(0, sec, 1000, 200_000);
-        }
+        seconds(0, 0, 30, 1000, 200_000);
         endStep(0);
         watermark(STEP_MS);
         step(1, 2); // double the VMs: +3 % IOPS, latency x2
-        for (int sec = 0; sec < 14; sec++) {
-            second(1, sec, 1030, 400_000);
-        }
+        seconds(1, 0, 14, 1030, 400_000);
         watermark(STEP_MS + 14_000);
         assertThat(alerts()).isEmpty(); // 12 steady seconds: not yet evaluated (every 5 s from min-steady-s)
         second(1, 14, 1030, 400_000);
@@ -157,9 +160,7 @@ class StepAnalyzerTest {
             assertThat(alert.eventTsMs).isEqualTo(STEP_MS + 15_000);
             assertThat(alert.alertId).isEqualTo("r/1/saturation/live/device");
         });
-        for (int sec = 15; sec < 30; sec++) {
-            second(1, sec, 1030, 400_000);
-        }
+        seconds(1, 15, 30, 1030, 400_000);
         assertThat(alerts()).hasSize(1); // raised once per step
         endStep(1);
         watermark(2 * STEP_MS);
@@ -195,9 +196,7 @@ class StepAnalyzerTest {
         endStep(0);
         watermark(STEP_MS);
         step(1, 2);
-        for (int sec = 0; sec < 15; sec++) { // the fleet's rows run ahead ...
-            second(1, sec, 1030, 400_000);
-        }
+        seconds(1, 0, 15, 1030, 400_000); // the fleet's rows run ahead ...
         assertThat(alerts()).isEmpty();
         for (int sec = 0; sec < 15; sec++) { // ... of the port samples, at 97 % of the wire
             portSecond(1, sec, 97);
@@ -236,9 +235,7 @@ class StepAnalyzerTest {
         // A replay after a restart: the run events and the CPU/port streams are already past step 0's end +
         // lateness (5 s), the fleet stream is still at second 4. Its seconds 5..29 must still count.
         step(0, 1);
-        for (int sec = 0; sec < 5; sec++) {
-            second(0, sec, 1000, 200_000);
-        }
+        seconds(0, 0, 5, 1000, 200_000);
         endStep(0);
         fleetLags = true;
         fleetWatermark = 4_999;
@@ -264,9 +261,7 @@ class StepAnalyzerTest {
     @Test
     void sloBreachesAreRaisedOnTheStepsMergedHistogram() throws Exception {
         step(0, 1);
-        for (int sec = 0; sec < 30; sec++) {
-            second(0, sec, 1000, 4_000_000); // p99 ~ 10 ms > 5 ms
-        }
+        seconds(0, 0, 30, 1000, 4_000_000); // p99 ~ 10 ms > 5 ms
         endStep(0);
         watermark(STEP_MS);
         assertThat(alerts()).extracting(a -> a.getValue().kind + "/" + a.getValue().phase)
@@ -281,9 +276,7 @@ class StepAnalyzerTest {
     @Test
     void runStateIsClearedAfterTheRunEnds() throws Exception {
         step(0, 1);
-        for (int sec = 0; sec < 30; sec++) {
-            second(0, sec, 1000, 200_000);
-        }
+        seconds(0, 0, 30, 1000, 200_000);
         endStep(0);
         RunEvent ended = TestData.runEvent(RunEvent.RUN_ENDED, RUN, STEP_MS, -1);
         h.processElement1(new StreamRecord<>(ended, ended.tsMs));
@@ -391,9 +384,7 @@ class StepAnalyzerTest {
         // A run stamped ahead of the wall clock (the simulator's fast mode): its seconds all arrived at once.
         at(0);
         step(0, 1);
-        for (int sec = 0; sec < 30; sec++) {
-            second(0, sec, 1000, 200_000);
-        }
+        seconds(0, 0, 30, 1000, 200_000);
         endStep(0);
         at(CLOSE_IDLE_MS);
         assertThat(rows()).isEmpty(); // quiet, but step 0 ends in 30 s
