@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ioscale.report.model import LOAD_AXIS_TITLES, RunData, Step
+from ioscale.report.model import LOAD_AXIS_TITLES, RunData
 
 #: Okabe & Ito (2008), "Color Universal Design": safe for protanopia, deuteranopia and tritanopia.
 OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
