@@ -129,3 +129,26 @@ def test_every_importer_fixture_gets_the_raw_curve_from_flink(stack, tool, paths
                 if r["mean_latency_us"] is not None:
                     assert row["latency_mean_ns"] / 1000 == pytest.approx(r["mean_latency_us"], rel=1e-3,
                                                                           abs=ROUNDED), (run, row, r)
+
+
+def test_a_diskspd_iops_series_is_analysed_second_by_second(stack):
+    """VirtualClient's DISKSPD -D result (120 one-second buckets per target and direction) through the Flink job:
+    every I/O the file counts lands in the 1 s rollups, one window per bucket, and the step's steady state is
+    a window of those seconds, not the whole run."""
+    run_id = unique("fixture-diskspd-series")
+    done = ioscale("import", "diskspd", str(REAL / "vc_diskspd-2.0.21a_rxml_readwrite_70_30.xml"), "--run-id",
+                   run_id, "--analyze")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with client(stack.settings, stack.secrets, "reader") as ch:
+        per_dir = dict(ch.query(
+            "SELECT direction, (sum(ops), count(), sum(latency_count)) FROM ioscale.io_samples_1s FINAL "
+            "WHERE run_id = {r:String} GROUP BY direction", parameters={"r": run_id}).result_rows)
+        step = ch.query("SELECT iops, latency_mean_ns, steady_reason, steady_usable FROM ioscale.scaling_curves "
+                        "FINAL WHERE run_id = {r:String}", parameters={"r": run_id}).named_results()
+        step = list(step)
+    # <ReadCount> 37162 and <WriteCount> 15753 in the file; the buckets plus the last 10 ms hold the same
+    assert {d: v[0] for d, v in per_dir.items()} == {"read": 37162, "write": 15753}
+    assert {d: v[1] for d, v in per_dir.items()} == {"read": 120, "write": 120}
+    assert len(step) == 1 and step[0]["steady_usable"] and step[0]["steady_reason"] != "WHOLE_STEP", step
+    # the whole run's 52,915 I/Os in 120.01 s are 440.9 IOPS; a steady window of its seconds is within 5 % of it
+    assert step[0]["iops"] == pytest.approx(52915 / 120.01, rel=0.05), step
