@@ -1,10 +1,12 @@
-"""Session fixture `stack`: the local stack, brought up once (or reused if already running)."""
+"""Session fixtures: `stack`, the local stack, brought up once (or reused if already running); `sweep` and
+`analysed_sweep`, a short simulated sweep through it (sim_sweep.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from endpoints import StackEndpoints, from_settings, keep_stack, running_components
+from sim_sweep import analysed_sweep, sweep  # noqa: F401  (session fixtures shared by superset/ and report/)
 
 
 @pytest.fixture(scope="session")

@@ -1,15 +1,21 @@
-"""What the report's integration tests share: the reader connection, retried reads and the runs they pick."""
+"""What the report's integration tests share: the reader connection, retried reads and the runs they report on."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from ioscale.errors import StackError
 
+from isolation import unique
+
 CHROMIUM = "/usr/bin/chromium"
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 
 
 def retried(fn: Callable[[], Any], seconds: float = 90.0) -> Any:
@@ -48,27 +54,18 @@ def one(ch, sql: str, **params) -> Any:
     return retried(lambda: ch.query(sql, parameters=params).result_rows)
 
 
-def pick(ch, where: str, what: str) -> str:
-    rows = one(ch, f"""
-        SELECT s.run_id FROM ioscale.scaling_curves AS s FINAL
-        WHERE s.run_id IN (SELECT run_id FROM ioscale.run_events FINAL WHERE {where})
-        GROUP BY s.run_id HAVING count() >= 3
-        ORDER BY countIf(s.saturation_status = 'SATURATED') > 0 DESC, count() DESC, max(s.emitted_at) DESC
-        LIMIT 1""")
-    if not rows:
-        pytest.skip(f"no {what} with Flink step rows in ClickHouse")
-    return rows[0][0]
+@pytest.fixture(scope="module")
+def simulated(analysed_sweep) -> str:
+    """The session's `demo` run (4 steps; its read channel saturates at a 4 Gbps FC port)."""
+    return analysed_sweep.demo
 
 
 @pytest.fixture(scope="module")
-def simulated(ch) -> str:
-    return pick(ch, "tool = 'simulator' AND tags['simulated'] = 'true'",
-                "simulated run (run `ioscale simulate` with a scenario, or the simulator integration tests)")
-
-
-@pytest.fixture(scope="module")
-def real_fio(ch) -> str:
-    return pick(ch, "tool = 'fio' AND description LIKE 'imported from % fio JSON file%'",
-                "imported real fio result (tests/integration run the fio importer on tests/fixtures/real)")
-
-
+def real_fio(stack) -> str:
+    """fio-plot's real MX200 queue-depth sweep (7 json+ files), imported and analysed under a run id of its own."""
+    run_id = unique("report-real-fio")
+    files = sorted(str(p) for p in (REAL / "fio_fioplot_mx200_randread_qd").glob("*.json"))
+    done = subprocess.run([sys.executable, "-m", "ioscale.cli", "import", "fio", *files, "--run-id", run_id,
+                           "--sweep-axis", "iodepth", "--analyze"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return run_id

@@ -6,10 +6,9 @@ figure's numbers back from the page and compares them with ClickHouse -- the Fli
 read straight from the tables, not through the queries the report used. Then runs the gate on a VMQ off/on
 pair: on beats off, so off -> on passes and on -> off fails.
 
-Read-only: it only reads (the reader account) and writes files under pytest's tmp_path, plus one screenshot
-into docs/screenshots/report.png. It never starts the stack: without a reachable ClickHouse it skips. The
-runs it needs come from earlier test sessions (the simulator scenarios, the fio importer tests); when none is
-there it skips naming what to run.
+It reports on the session's simulated sweep (sim_sweep.py, the dashboards' too) and on a real fio sweep it
+imports itself; otherwise it only reads (the reader account) and writes files under pytest's tmp_path, plus one
+screenshot into docs/screenshots/report.png.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import shutil
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -191,16 +190,25 @@ def check_what_ran(ch, run_id: str, what_ran: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def raw_only(ch) -> str:
-    rows = one(ch, """
-        SELECT run_id FROM ioscale.run_events FINAL
-        WHERE event_type = 'step_ended'
-          AND run_id NOT IN (SELECT run_id FROM ioscale.scaling_curves)
-          AND run_id IN (SELECT DISTINCT run_id FROM ioscale.io_samples)
-        GROUP BY run_id HAVING uniqExact(step_index) >= 2 ORDER BY max(ts) DESC LIMIT 1""")
-    if not rows:
-        pytest.skip("no run with ended steps and raw samples but no Flink step rows (the sqllib tests leave one)")
-    return rows[0][0]
+def raw_only(stack, ch) -> str:
+    """A run with raw samples and no step rows: a simulated run stamped an hour ago (the live job may still
+    analyse such a backlog a few seconds after it arrives), whose result rows are then deleted."""
+    from isolation import delete_rows
+    from past_runs import publish_past_run
+    from ioscale.stack.clickhouse import client
+
+    run = publish_past_run(stack, "demo", seconds_ago=3600, step_s=6, ramp_s=1)
+    deadline = time.monotonic() + 180
+    while one(ch, "SELECT count() FROM ioscale.io_samples FINAL WHERE run_id = {r:String}",
+              r=run.run_id)[0][0] < run.io_samples:
+        assert time.monotonic() < deadline, f"ClickHouse does not hold the {run.io_samples} samples of {run.run_id}"
+        time.sleep(2)
+    time.sleep(15)  # past the job's quiet check (QUIET_MS, 5 s) on a backlog
+    with client(stack.settings, stack.secrets, "admin") as admin:
+        for table in ("scaling_curves", "usl_fits", "alerts"):
+            delete_rows(admin, table, run.run_id)
+    assert one(ch, "SELECT count() FROM ioscale.scaling_curves WHERE run_id = {r:String}", r=run.run_id) == [(0,)]
+    return run.run_id
 
 
 def test_a_run_the_job_did_not_analyse_is_drawn_from_the_raw_tables(ch, browser, raw_only, tmp_path):
@@ -246,15 +254,10 @@ def test_several_runs_overlay_with_per_step_differences(ch, browser, simulated, 
 
 
 @pytest.fixture(scope="module")
-def vmq_pair(ch) -> tuple[str, str]:
-    rows = one(ch, """
-        SELECT argMaxIf(run_id, ts, run_id LIKE '%-vmq-off-%') AS off, argMaxIf(run_id, ts, run_id LIKE '%-vmq-on-%')
-        FROM (SELECT run_id, max(emitted_at) AS ts FROM ioscale.scaling_curves FINAL
-              WHERE run_id LIKE '%sim-hyperv-vmq-10gbe-vmq-o%' GROUP BY run_id HAVING count() >= 3)
-        GROUP BY replaceRegexpOne(run_id, '-vmq-o(n|ff)-', '-') ORDER BY max(ts) DESC LIMIT 1""")
-    if not rows or not all(rows[0]):
-        pytest.skip("no simulated VMQ off/on pair (scenario hyperv-vmq-10gbe) with Flink step rows")
-    return rows[0]
+def vmq_pair(analysed_sweep) -> tuple[str, str]:
+    off, on = sorted(analysed_sweep.vmq, key=lambda r: "-vmq-on-" in r)
+    assert "-vmq-off-" in off and "-vmq-on-" in on, analysed_sweep.vmq
+    return off, on
 
 
 def test_the_gate_passes_vmq_on_over_off_and_fails_the_reverse(ch, vmq_pair, tmp_path, capsys):

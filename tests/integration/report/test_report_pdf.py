@@ -1,4 +1,4 @@
-"""`ioscale report --pdf`: the report printed by chromium through playwright (read-only on the stack).
+"""`ioscale report --pdf`: the report printed by chromium through playwright.
 
 A module of its own: playwright's sync API runs one session per thread, and the browser test module keeps one
 open for its figures.

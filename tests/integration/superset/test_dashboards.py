@@ -1,6 +1,6 @@
 """The five dashboards through Superset's chart data API, against the same numbers queried from ClickHouse.
 
-The sweep (conftest.py: `demo`, `hyperv-vmq-10gbe`) goes through the real pipeline; each chart's saved
+The sweep (sim_sweep.py: `demo`, `hyperv-vmq-10gbe`) goes through the real pipeline; each chart's saved
 query_context is posted with the run filter the dashboard would add, and its answer is compared with ClickHouse
 queried directly (raw tables and the Flink job's result tables), computed here independently of the views.
 """
