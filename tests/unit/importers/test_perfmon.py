@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from ioscale.importers import import_files, stream_import
+from ioscale.importers import stream_import
 from ioscale.importers.perfmon import PerfmonMap
-from ioscale.importers.pdh import parse_counter_path, parse_header, IssueBudget
+from ioscale.importers.pdh import parse_header, IssueBudget
 from ioscale.wire import topics
 
 

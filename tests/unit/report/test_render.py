@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ioscale.report import RunData, Step, UslFit, build_run
+from ioscale.report import RunData, UslFit, build_run
 from ioscale.report import figures, html
 from ioscale.report.model import busiest_ports
 from report_rows import step_row
