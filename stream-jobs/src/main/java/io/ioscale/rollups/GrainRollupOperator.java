@@ -161,6 +161,9 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     private boolean contribute(GrainWindows<ACC> w, int g, long t, IN in, ACC acc, long watermark,
                                boolean fromRecord) {
         boolean taken = false;
+        if (in != null && early.enabled()) {
+            showCoarserAgain(w, t);
+        }
         for (; g < lengthsMs.length; g++) {
             long length = lengthsMs[g];
             long start = t - Math.floorMod(t, length);
@@ -238,11 +241,36 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
         } else {
             due = Math.max(endMs + early.delayMs(), now + early.settleMs());
         }
+        earlyTimer(w, now, due);
+    }
+
+    private void earlyTimer(GrainWindows<ACC> w, long now, long due) {
         if (w.earlyTimerMs > now && w.earlyTimerMs <= due) {
             return;
         }
         timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, due);
         w.earlyTimerMs = due;
+    }
+
+    /**
+     * A coarser window shown while the watermark left it open (showQuietCoarseWindows) gets a record at {@code t}
+     * only once the record's finer window fires, maybe never if the watermark stops inside it: its row is shown
+     * again, or its newest row would lack the record (a producer catching up after an outage, then its run ends).
+     */
+    private void showCoarserAgain(GrainWindows<ACC> w, long t) {
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        for (int g = directGrains; g < lengthsMs.length; g++) {
+            long length = lengthsMs[g];
+            long start = t - Math.floorMod(t, length);
+            if (start + length + EarlyFiring.QUIET_MS > now) {
+                continue; // too recent to have been shown: a live record costs no search
+            }
+            int c = w.find(length, start);
+            if (c >= 0 && w.shown[c] && !w.fired[c]) {
+                w.shown[c] = false;
+                earlyTimer(w, now, now + early.settleMs());
+            }
+        }
     }
 
     @Override

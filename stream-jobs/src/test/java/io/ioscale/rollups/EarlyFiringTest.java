@@ -209,6 +209,35 @@ class EarlyFiringTest {
     }
 
     @Test
+    void aCoarserWindowShownEarlyIsShownAgainWhenMoreOfItComes() throws Exception {
+        // A producer catching up after an outage, then the end of its run: the 10 s window is shown from its first
+        // seconds while the rest is still on its way, and the watermark stops inside it.
+        try (var h = harness(60_000, 1, early(true))) {
+            h.open();
+            long wall = 10_000 + EarlyFiring.QUIET_MS;
+            h.setProcessingTime(wall);
+            for (long t = 0; t < 3_000; t += 1_000) {
+                h.processElement(new Rec("a", t, 1), t);
+            }
+            h.setProcessingTime(wall + EarlyFiring.QUIET_MS);
+            assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.S10, 0, 3, 3, 1));
+            for (long t = 3_000; t < 10_000; t += 1_000) {
+                wall += 100;
+                h.setProcessingTime(wall + EarlyFiring.QUIET_MS);
+                h.processElement(new Rec("a", t, 1), t);
+            }
+            h.processWatermark(7_999);
+            h.setProcessingTime(wall + 3 * EarlyFiring.QUIET_MS);
+            assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.S10, 0, 10, 10, 1));
+            h.setProcessingTime(60_000 + EarlyFiring.QUIET_MS);
+            assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.M1, 0, 10, 10, 1));
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(newestPerWindow(h.extractOutputValues())).containsValues(
+                    new Row("a", Grain.S10, 0, 10, 10, 1), new Row("a", Grain.M1, 0, 10, 10, 1));
+        }
+    }
+
+    @Test
     void offFiresOnTheWatermarkOnly() throws Exception {
         try (var h = harness(5_000, 1, EarlyFiring.after(Duration.ZERO, true))) {
             h.open();
