@@ -38,7 +38,7 @@ def retried(fn: Callable[[], Any], seconds: float = 90.0) -> Any:
 
 @pytest.fixture(scope="module")
 def ch():
-    from ioscale.cli.report import connect
+    from ioscale.query import connect
     from ioscale.stack.settings import StackSettings, load_secrets
 
     settings = StackSettings.from_env()

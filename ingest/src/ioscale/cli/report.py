@@ -12,20 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
-def connect(settings: Any, secrets: Any) -> Any:
-    from ioscale.errors import IoscaleError, StackError
-    from ioscale.query import ROLE
-    from ioscale.stack.clickhouse import client
-
-    try:
-        return client(settings, secrets, ROLE)
-    except IoscaleError:
-        raise
-    except Exception as e:  # refused / auth: clickhouse-connect checks the server on creation
-        raise StackError("clickhouse", f"cannot connect to ClickHouse at {settings.url('clickhouse_http')}: "
-                         f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}",
-                         hint="start the stack with `ioscale stack up`") from None
+from ioscale.query import connect
 
 
 def rows(ch: Any, name: str, **params: Any) -> list[dict[str, Any]]:

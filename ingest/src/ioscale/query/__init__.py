@@ -14,7 +14,7 @@ library's documentation.
 """
 
 from ioscale.query.errors import QueryFileError, QueryLibraryError
-from ioscale.query.execution import ROLE, QueryResult, execute, run
+from ioscale.query.execution import ROLE, QueryResult, connect, execute, run
 from ioscale.query.model import Column, NamedQuery, discover, list_queries, load, parse, queries_dir
 from ioscale.query.output import FORMATS, NULL_TEXT, describe, format_query_list, format_result
 from ioscale.query.params import SUPPORTED_TYPES, Param, bind, coerce, parse_param_args
@@ -22,6 +22,6 @@ from ioscale.query.params import SUPPORTED_TYPES, Param, bind, coerce, parse_par
 __all__ = [
     "FORMATS", "NULL_TEXT", "ROLE", "SUPPORTED_TYPES",
     "Column", "NamedQuery", "Param", "QueryFileError", "QueryLibraryError", "QueryResult",
-    "bind", "coerce", "describe", "discover", "execute", "format_query_list", "format_result", "list_queries",
+    "bind", "coerce", "connect", "describe", "discover", "execute", "format_query_list", "format_result", "list_queries",
     "load", "parse", "parse_param_args", "queries_dir", "run",
 ]

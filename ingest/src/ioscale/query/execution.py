@@ -69,21 +69,26 @@ def _query_failed(query: NamedQuery, e: Exception) -> IoscaleError:
     return IoscaleError(f"query {query.name} failed: {_first_line(e)}", hint)
 
 
+def connect(settings: Any, secrets: Mapping[str, str]) -> Any:
+    """A ClickHouse client as the reader account; a refused or failed connection says to start the stack."""
+    from ioscale.stack.clickhouse import client
+
+    try:
+        return client(settings, secrets, ROLE)
+    except Exception as e:  # refused / auth: clickhouse-connect checks the server on creation
+        if isinstance(e, IoscaleError):
+            raise
+        raise StackError("clickhouse", f"cannot connect to ClickHouse at {settings.url('clickhouse_http')}: "
+                         f"{_first_line(e)}", hint="start the stack with `ioscale stack up`") from None
+
+
 def run(name: str, params: Mapping[str, Any], settings: Any, secrets: Mapping[str, str], fmt: str = "table",
         *, directory: Path | None = None) -> str:
     """Load, bind, run as the reader account and format: what `ioscale sql NAME --param k=v` prints."""
     check_format(fmt)
     query = load(name, directory)
     values = bind(query, params)   # before connecting: a typo costs no round trip
-    from ioscale.stack.clickhouse import client
-
-    try:
-        ch = client(settings, secrets, ROLE)
-    except Exception as e:  # refused / auth: clickhouse-connect checks the server on creation
-        if isinstance(e, IoscaleError):
-            raise
-        raise StackError("clickhouse", f"cannot connect to ClickHouse at {settings.url('clickhouse_http')}: "
-                         f"{_first_line(e)}", hint="start the stack with `ioscale stack up`") from None
+    ch = connect(settings, secrets)
     try:
         result = execute(query, values, ch)
     finally:
