@@ -3,7 +3,7 @@ package io.ioscale.rollups;
 import io.ioscale.records.PortSample;
 import io.ioscale.sources.LinkCapacityRule;
 
-/** Window state of the port rollups: byte, frame and error sums, and the largest known capacity. */
+/** Window state of the port rollups: byte, frame and error sums, and the best known capacity. */
 public class PortAccumulator implements SampleRollup.Accumulator<PortSample, PortAccumulator> {
     public long samples;
     public long rxBytes;
@@ -35,7 +35,7 @@ public class PortAccumulator implements SampleRollup.Accumulator<PortSample, Por
         interrupts += s.interrupts;
         maxIntervalMs = Math.max(maxIntervalMs, s.intervalMs);
         linkSpeedBps = Math.max(linkSpeedBps, s.linkSpeedBps);
-        keepLargestCapacity(s.capacityBytesPerS, s.capacitySource, s.fullDuplex);
+        keepBestCapacity(s.capacityBytesPerS, s.capacitySource, s.fullDuplex);
         kind = s.kind;
         vm = s.vm;
     }
@@ -52,7 +52,7 @@ public class PortAccumulator implements SampleRollup.Accumulator<PortSample, Por
         interrupts += o.interrupts;
         maxIntervalMs = Math.max(maxIntervalMs, o.maxIntervalMs);
         linkSpeedBps = Math.max(linkSpeedBps, o.linkSpeedBps);
-        keepLargestCapacity(o.capacityBytesPerS, o.capacitySource, o.fullDuplex);
+        keepBestCapacity(o.capacityBytesPerS, o.capacitySource, o.fullDuplex);
         if (!o.kind.isEmpty()) {
             kind = o.kind;
             vm = o.vm;
@@ -60,9 +60,9 @@ public class PortAccumulator implements SampleRollup.Accumulator<PortSample, Por
         return this;
     }
 
-    /** The largest known capacity wins, with where it came from and the link's duplex. */
-    private void keepLargestCapacity(double bytesPerS, String source, boolean duplex) {
-        if (bytesPerS > capacityBytesPerS) {
+    /** The best known capacity wins (see {@link LinkCapacityRule#supersedes}), with its source and duplex. */
+    private void keepBestCapacity(double bytesPerS, String source, boolean duplex) {
+        if (LinkCapacityRule.supersedes(source, bytesPerS, capacitySource, capacityBytesPerS)) {
             capacityBytesPerS = bytesPerS;
             capacitySource = source;
             fullDuplex = duplex;

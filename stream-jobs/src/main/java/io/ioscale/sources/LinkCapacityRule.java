@@ -63,6 +63,29 @@ public final class LinkCapacityRule {
         return best;
     }
 
+    /**
+     * Whether a capacity from {@code source} replaces the one held from {@code heldSource}. A run's declared link
+     * beats a sample's own speed whatever the numbers: a sample processed before its run's links (the topics are
+     * not ordered against each other) must not lift a declared capacity or turn a half-duplex link full duplex.
+     * Within one source the larger capacity wins.
+     */
+    public static boolean supersedes(String source, double bytesPerS, String heldSource, double heldBytesPerS) {
+        if (!(bytesPerS > 0)) {
+            return false;
+        }
+        int rank = rank(source);
+        int held = heldBytesPerS > 0 ? rank(heldSource) : -1;
+        return rank > held || (rank == held && bytesPerS > heldBytesPerS);
+    }
+
+    private static int rank(String source) {
+        return switch (source) {
+            case FROM_RUN_EVENT -> 2;
+            case FROM_LINK_SPEED -> 1;
+            default -> 0;
+        };
+    }
+
     /** Payload bytes/s of a run's declared link: payload_bytes_per_s when given, else the rule on speed_bps. */
     public static double payloadBytesPerS(RunEvent.LinkCapacity link) {
         return link.payloadBytesPerS > 0 ? link.payloadBytesPerS : payloadBytesPerS(link.kind, link.speedBps);

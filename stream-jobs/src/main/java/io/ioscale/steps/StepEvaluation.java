@@ -25,6 +25,7 @@ import io.ioscale.records.RunEvent;
 import io.ioscale.records.StepRow;
 import io.ioscale.records.UslFitRow;
 import io.ioscale.rollups.BucketCounts;
+import io.ioscale.sources.LinkCapacityRule;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -374,30 +375,24 @@ final class StepEvaluation implements Serializable {
 
     /** Whole ports with a known capacity over [from, to): mean bytes/s per direction (half duplex: rx + tx). */
     static void portsOver(List<StepSecond> steady, long from, long to, StepRow row) {
-        Map<String, double[]> byPort = new TreeMap<>(); // "host\0port" -> [rx, tx, sum interval ms, capacity, duplex]
+        Map<String, PortSum> byPort = new TreeMap<>(); // "host\0port"
         for (StepSecond s : steady) {
             for (PortSample p : s.port) {
                 if (p.tsMs < from || p.tsMs >= to || p.capacityBytesPerS <= 0) {
                     continue;
                 }
-                double[] a = byPort.computeIfAbsent(p.host + "\0" + p.portId, k -> new double[] {0, 0, 0, 0, 1});
-                a[0] += p.rxBytes;
-                a[1] += p.txBytes;
-                a[2] += Math.max(p.intervalMs, 1);
-                a[3] = Math.max(a[3], p.capacityBytesPerS);
-                a[4] = p.fullDuplex ? 1 : 0;
+                byPort.computeIfAbsent(p.host + "\0" + p.portId, k -> new PortSum()).add(p);
             }
         }
         row.ports = new ArrayList<>();
-        for (Map.Entry<String, double[]> e : byPort.entrySet()) {
+        for (Map.Entry<String, PortSum> e : byPort.entrySet()) {
             String[] hp = e.getKey().split("\0", 2);
-            double[] a = e.getValue();
-            double seconds = a[2] / 1000.0;
-            double rx = a[0] / seconds;
-            double tx = a[1] / seconds;
-            boolean duplex = a[4] == 1;
-            row.ports.add(new StepRow.PortUse(hp[0], hp[1], "RX", duplex ? rx : rx + tx, a[3]));
-            row.ports.add(new StepRow.PortUse(hp[0], hp[1], "TX", duplex ? tx : rx + tx, a[3]));
+            PortSum a = e.getValue();
+            double seconds = a.intervalMs / 1000.0;
+            double rx = a.rxBytes / seconds;
+            double tx = a.txBytes / seconds;
+            row.ports.add(new StepRow.PortUse(hp[0], hp[1], "RX", a.fullDuplex ? rx : rx + tx, a.capacityBytesPerS));
+            row.ports.add(new StepRow.PortUse(hp[0], hp[1], "TX", a.fullDuplex ? tx : rx + tx, a.capacityBytesPerS));
         }
         StepRow.PortUse hottest = null;
         for (StepRow.PortUse p : row.ports) {
@@ -408,6 +403,27 @@ final class StepEvaluation implements Serializable {
         if (hottest != null) {
             row.portMaxUtilizationPct = hottest.utilizationPct();
             row.portHottest = hottest.name();
+        }
+    }
+
+    /** One port's bytes over the steady seconds, with the best capacity its samples carry and that link's duplex. */
+    private static final class PortSum {
+        double rxBytes;
+        double txBytes;
+        double intervalMs;
+        double capacityBytesPerS;
+        String capacitySource = LinkCapacityRule.UNKNOWN;
+        boolean fullDuplex = true;
+
+        void add(PortSample p) {
+            rxBytes += p.rxBytes;
+            txBytes += p.txBytes;
+            intervalMs += Math.max(p.intervalMs, 1);
+            if (LinkCapacityRule.supersedes(p.capacitySource, p.capacityBytesPerS, capacitySource, capacityBytesPerS)) {
+                capacityBytesPerS = p.capacityBytesPerS;
+                capacitySource = p.capacitySource;
+                fullDuplex = p.fullDuplex;
+            }
         }
     }
 

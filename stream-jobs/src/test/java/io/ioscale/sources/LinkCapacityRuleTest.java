@@ -27,4 +27,20 @@ class LinkCapacityRuleTest {
         assertThat(LinkCapacityRule.payloadBytesPerS(kind, speedBps) / 1e6)
                 .isCloseTo(payloadMb, org.assertj.core.api.Assertions.within(1e-9));
     }
+
+    @ParameterizedTest
+    @CsvSource({
+        // source, bytes/s, held source, held bytes/s, replaces
+        "run_event,  4.0e9, link_speed, 4.8e9, true",   // the run's declared SAS payload beats 48 Gb/s / 10
+        "link_speed, 4.8e9, run_event,  4.0e9, false",  // and is not lifted by a sample seen before the links
+        "link_speed, 4.8e9, link_speed, 4.0e9, true",   // same source: the larger
+        "run_event,  3.0e9, run_event,  4.0e9, false",
+        "link_speed, 1.0e9, unknown,    0,     true",   // anything known beats nothing
+        "unknown,    0,     link_speed, 1.0e9, false",
+        "run_event,  0,     unknown,    0,     false",  // a zero capacity never replaces
+    })
+    void aDeclaredCapacityBeatsASamplesOwnSpeed(String source, double bytesPerS, String held, double heldBytesPerS,
+                                                 boolean replaces) {
+        assertThat(LinkCapacityRule.supersedes(source, bytesPerS, held, heldBytesPerS)).isEqualTo(replaces);
+    }
 }

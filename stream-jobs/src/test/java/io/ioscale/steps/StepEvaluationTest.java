@@ -7,7 +7,9 @@ import io.ioscale.analytics.SaturationConfig;
 import io.ioscale.analytics.SloEvaluator;
 import io.ioscale.analytics.SteadyStateConfig;
 import io.ioscale.analytics.SteadyStateWindow;
+import io.ioscale.records.PortSample;
 import io.ioscale.records.StepRow;
+import io.ioscale.sources.LinkCapacityRule;
 import io.ioscale.testing.TestData;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,5 +130,30 @@ class StepEvaluationTest {
         StepRow row = evaluate(step(0, 4), List.of(), 0, 10_000);
         assertThat(row.steadyReason).isEqualTo("TOO_SHORT");
         assertThat(row.ops).isZero();
+    }
+
+    @Test
+    void aPortsDeclaredCapacityAndDuplexHoldWhenSomeSamplesCameBeforeTheRunsLinks() {
+        // A half-duplex SAS HBA declared at 4.0 GB/s; the step's first sample was processed before the run's
+        // links were known and carries its own 48 Gb/s (4.8 GB/s) as if full duplex.
+        List<StepSecond> steady = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            PortSample p = TestData.port(RUN, 0, i * 1000L, "node1", "SAS-HBA", "SAS", 48_000_000_000L,
+                    60_000_000, 40_000_000);
+            if (i == 0) {
+                p.capacityBytesPerS = 4.8e9;
+                p.capacitySource = LinkCapacityRule.FROM_LINK_SPEED;
+            } else {
+                p.capacityBytesPerS = 4.0e9;
+                p.capacitySource = LinkCapacityRule.FROM_RUN_EVENT;
+                p.fullDuplex = false;
+            }
+            steady.add(new StepSecond(i * 1000L, List.of(), List.of(p)));
+        }
+        StepRow row = new StepRow();
+        StepEvaluation.portsOver(steady, 0, 6_000, row);
+        // Half duplex: both directions carry rx + tx = 100 MB/s of 4.0 GB/s.
+        assertThat(row.portMaxUtilizationPct).isCloseTo(2.5, within(1e-9));
+        assertThat(row.ports).extracting(StepRow.PortUse::name).containsExactly("node1/SAS-HBA RX", "node1/SAS-HBA TX");
     }
 }
