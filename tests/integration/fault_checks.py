@@ -130,6 +130,10 @@ def results(ch, run_id: str) -> dict:
                          "WHERE run_id = {r:String} ORDER BY through_step, metric", run_id),
         "alerts": query(ch, "SELECT kind, phase, severity, step_index, resource FROM alerts FINAL "
                             "WHERE run_id = {r:String} ORDER BY kind, phase, step_index, resource", run_id),
+        # Which capacity the port rollups carry: the run's declared links, whatever order the topics came in.
+        "port_capacity": query(ch, "SELECT DISTINCT step_index, port_id, capacity_source, full_duplex, "
+                                   "capacity_bytes_per_s FROM port_samples_1s FINAL WHERE run_id = {r:String} "
+                                   "ORDER BY ALL", run_id),
     }
 
 

@@ -58,6 +58,7 @@ def fault_free(stack) -> dict:
         assert raw_state(ch, sweep.run_id) == expected_raw(sweep.oracle)
         out = results(ch, sweep.run_id)
     assert len(out["steps"]) == len(sweep.oracle.io) - (1 if -1 in sweep.oracle.io else 0)
+    assert {row[2] for row in out["port_capacity"]} == {"run_event"}  # every port declared by the run
     return out
 
 
@@ -88,6 +89,7 @@ def assert_as_fault_free(stack, sweep: LiveSweep, fault_free: dict) -> None:
         assert analysis_check.check(ch, sweep.run_id).mismatches == ()
         assert rollups_vs_raw(ch, sweep.run_id) == []
         got = results(ch, sweep.run_id)
+    assert got["port_capacity"] == fault_free["port_capacity"]
     assert got["scaling_curve_raw"] == fault_free["scaling_curve_raw"]
     assert got["step_latency_five_nines"] == fault_free["step_latency_five_nines"]
     assert got["steps"] == fault_free["steps"]
