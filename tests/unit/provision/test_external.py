@@ -59,3 +59,14 @@ def test_superset_bundle_holds_the_reader_password_and_is_private(tmp_path):
     with zipfile.ZipFile(out) as z:
         text = "".join(z.read(n).decode() for n in z.namelist() if "/databases/" in n)
     assert "clickhousedb://ioscale_reader:pw-reader-%27q@clickhouse:8123/ioscale" in text
+
+
+def test_users_the_server_defines_in_users_xml_are_left_alone():
+    # The local ClickHouse image (chdb-core's engine) reads accounts from users.xml only: an ALTER USER or GRANT
+    # on them fails (read-only storage), so `admin init` must not issue any for them, nor the reader's profile.
+    defined = frozenset({CLICKHOUSE_USERS["ingest"], CLICKHOUSE_USERS["reader"], CLICKHOUSE_USERS["admin"]})
+    stmts = user_statements(ENV, server_defined=defined)
+    assert [s for s in stmts if "ioscale_ingest" in s or "ioscale_reader" in s or "PROFILE" in s] == []
+    flink = [s for s in stmts if CLICKHOUSE_USERS["flink"] in s]
+    assert stmts == flink and len(flink) == 3  # CREATE, ALTER, its one GRANT
+    assert flink[2] == "GRANT SELECT, INSERT ON ioscale.* TO ioscale_flink"

@@ -58,13 +58,22 @@ def local_rights(repo: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
     return grants, {name: profile.findtext(name).strip() for name in READER_LIMITS}
 
 
-def user_statements(env: dict[str, str] | None = None, repo: Path | None = None) -> list[str]:
-    """Idempotent SQL creating the ingest, Flink and reader users (passwords re-set on every run)."""
+def user_statements(env: dict[str, str] | None = None, repo: Path | None = None,
+                    server_defined: frozenset[str] = frozenset()) -> list[str]:
+    """Idempotent SQL creating the ingest, Flink and reader users (passwords re-set on every run).
+
+    Users in ``server_defined`` are left out: the server defines them in its users.xml (SQL cannot change those;
+    the local stack's engine in a container has no other storage), from the same template.
+    """
     grants, limits = local_rights(repo or repo_root())
-    out = [f"CREATE SETTINGS PROFILE IF NOT EXISTS {READER_PROFILE} SETTINGS readonly = {limits['readonly']} CONST, "
-           f"max_execution_time = {limits['max_execution_time']}"]
+    out = []
+    if CLICKHOUSE_USERS["reader"] not in server_defined:
+        out.append(f"CREATE SETTINGS PROFILE IF NOT EXISTS {READER_PROFILE} SETTINGS readonly = {limits['readonly']} "
+                   f"CONST, max_execution_time = {limits['max_execution_time']}")
     for role, role_grants in grants.items():
         user = CLICKHOUSE_USERS[role]
+        if user in server_defined:
+            continue
         pw = password(role, env).replace("\\", "\\\\").replace("'", "\\'")
         profile = f" SETTINGS PROFILE '{READER_PROFILE}'" if role == "reader" else ""
         out.append(f"CREATE USER IF NOT EXISTS {user} IDENTIFIED WITH sha256_password BY '{pw}'{profile}")
@@ -93,9 +102,12 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     report = migrations.apply(migrations.ClickHouseExecutor(admin), repo / "sql" / "migrations",
                               {"kafka_bootstrap": targets.kafka_bootstrap, "registry_url": targets.registry_url})
     ui.done(f"clickhouse: {len(report.applied)} migrations applied, {len(report.skipped)} already there")
-    for stmt in user_statements(repo=repo):
+    defined = frozenset(r[0] for r in admin.query("SELECT name FROM system.users WHERE storage = 'users_xml'").result_rows)
+    for stmt in user_statements(repo=repo, server_defined=defined):
         admin.command(stmt)
-    ui.done("clickhouse: users ioscale_ingest, ioscale_flink, ioscale_reader ready")
+    kept = sorted(defined & {CLICKHOUSE_USERS[r] for r in ROLES if r != "admin"})
+    ui.done("clickhouse: users ioscale_ingest, ioscale_flink, ioscale_reader ready"
+            + (f" ({', '.join(kept)} as the server's users.xml defines them)" if kept else ""))
 
     if targets.superset_bundle_out:
         write_superset_bundle(targets.superset_bundle_out, repo, targets.superset_clickhouse_host or url.hostname,
