@@ -1,9 +1,14 @@
 """docker-compose.yml is valid for Debian's docker-compose, and keeps the local stack's promises:
-pinned images, ports on 127.0.0.1 only (the same ports as the local stack), health checks, no default passwords."""
+pinned images, ports on 127.0.0.1 only (the same ports as the local stack, moved by the same variables), health
+checks that mean what they say, no default passwords, memory limits; docker-compose.local.yml selects the images
+built here for the same topology. (The defects these catch were found by reading the file; the running proof is
+tests/integration/docker/test_compose_local.py, which needs the engine.)"""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,10 +16,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ioscale.stack.images import RECIPES
 from ioscale.stack.settings import DEFAULT_PORTS
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
+LOCAL = REPO / "docker-compose.local.yml"
 PASSWORDS = {
     "CLICKHOUSE_ADMIN_PASSWORD": "pw-admin-7f3a9c", "CLICKHOUSE_INGEST_PASSWORD": "pw-ingest-7f3a9c",
     "CLICKHOUSE_FLINK_PASSWORD": "pw-flink-7f3a9c", "CLICKHOUSE_READER_PASSWORD": "pw-reader-7f3a9c",
@@ -27,11 +34,23 @@ needs_compose = pytest.mark.skipif(shutil.which("docker-compose") is None,
                                    reason="docker-compose not installed (scripts/bootstrap.sh --test installs it)")
 
 
-def _config(env_extra: dict[str, str]) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in PASSWORDS}
+def _config(env_extra: dict[str, str], *files: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in PASSWORDS and not k.endswith("_PORT")}
     env.update(env_extra)
-    return subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], cwd=REPO, env=env,
+    args = [a for f in (files or (COMPOSE,)) for a in ("-f", str(f))]
+    return subprocess.run(["docker-compose", *args, "config"], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=60)
+
+
+def _published(rendered: dict) -> dict[int, tuple[str, int]]:
+    """host port -> (service, container port)"""
+    out = {}
+    for name, svc in rendered["services"].items():
+        for p in svc.get("ports", []):
+            text = p if isinstance(p, str) else f"{p.get('host_ip', '')}:{p['published']}:{p['target']}"
+            _, published, target = text.split(":", 2)
+            out[int(published)] = (name, int(target.split("/")[0]))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +125,117 @@ def test_both_stream_jobs_are_submitted_with_the_compose_endpoints_and_no_passwo
     assert "--clickhouse-password " not in script and PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"] not in script
     assert svc["environment"]["CLICKHOUSE_FLINK_PASSWORD"] == PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"]
     assert svc["environment"]["IOSCALE_SLO"] == "p99 < 10 ms, p99.999 < 50 ms"
+
+
+@needs_compose
+def test_ports_move_with_the_local_stack_variables_and_kafka_advertises_the_published_one():
+    moved = {"IOSCALE_KAFKA_PORT": "19092", "IOSCALE_REGISTRY_PORT": "18081", "IOSCALE_CLICKHOUSE_HTTP_PORT": "18123",
+             "IOSCALE_CLICKHOUSE_TCP_PORT": "19000", "IOSCALE_FLINK_PORT": "18082", "IOSCALE_SUPERSET_PORT": "18088"}
+    proc = _config({**PASSWORDS, **moved})
+    assert proc.returncode == 0, proc.stderr
+    rendered = yaml.safe_load(proc.stdout)
+    assert _published(rendered) == {19092: ("kafka", 9092), 18081: ("schema-registry", 8081),
+                                    18123: ("clickhouse", 8123), 19000: ("clickhouse", 9000),
+                                    18082: ("flink-jobmanager", 8081), 18088: ("superset", 8088)}
+    # A client on the host bootstraps on the published port and is sent to the advertised one: they must agree.
+    advertised = rendered["services"]["kafka"]["environment"]["KAFKA_ADVERTISED_LISTENERS"]
+    assert "EXTERNAL://127.0.0.1:19092" in advertised.split(",")
+
+
+def _pom_sibling_dirs() -> set[str]:
+    pom = (REPO / "stream-jobs" / "pom.xml").read_text()
+    return set(re.findall(r"\$\{project\.basedir\}/\.\./([A-Za-z0-9_-]+)", pom))
+
+
+def _build_tree(svc: dict) -> dict[str, Path]:
+    """Where the build command puts the checkout's directories: container path -> repo directory, from the
+    service's bind mounts and the `cp -r SRC DST` steps of its command."""
+    tree = {}
+    for v in svc["volumes"]:
+        src, dst = (v["source"], v["target"]) if isinstance(v, dict) else v.split(":")[:2]
+        if src.startswith(("/", ".")):
+            tree[dst] = (REPO / src).resolve()
+    script = svc["command"][-1]
+    for src, dst in re.findall(r"cp -r (\S+) (\S+)", script):
+        if src in tree:
+            tree[dst] = tree[src]
+    return tree
+
+
+@needs_compose
+def test_stream_jobs_build_has_every_directory_the_pom_reads_next_to_it(rendered):
+    # Regression: only ./stream-jobs was mounted, so the pom's ../schema was missing, the jar was built without
+    # the Avro schemas and every analytics source failed at open (ReaderSchemas).
+    svc = rendered["services"]["stream-jobs-build"]
+    tree = _build_tree(svc)
+    pom_flag = re.search(r"-f (\S+)/pom\.xml", svc["command"][-1]).group(1)
+    assert tree[pom_flag] == REPO / "stream-jobs"
+    siblings = _pom_sibling_dirs()
+    assert "schema" in siblings
+    for name in siblings:
+        where = str(Path(pom_flag).parent / name)
+        assert tree.get(where) == REPO / name, f"the pom reads ../{name}; the build has nothing at {where}"
+
+
+@needs_compose
+def test_flink_data_is_handed_to_the_flink_user_before_flink_starts(rendered):
+    # Regression: the named volume is created root-owned and the Flink image runs as user flink, so checkpoints
+    # could not be written.
+    services = rendered["services"]
+    init = services["flink-data-init"]
+    assert init["user"] in ("0", "root")
+    assert init["entrypoint"][:3] == ["chown", "-R", "flink:flink"] and init["entrypoint"][3] == "/flink-data"
+    assert any(str(v).startswith("flink-data:/flink-data") or (isinstance(v, dict) and v.get("source") == "flink-data")
+               for v in init["volumes"])
+    for name in ("flink-jobmanager", "flink-taskmanager"):
+        assert services[name]["depends_on"]["flink-data-init"]["condition"] == "service_completed_successfully", name
+
+
+def _health_exit(cmd: str, body: str) -> int:
+    # The check's own shell pipeline, with curl answering ``body`` as Flink's REST API would.
+    script = f"curl() {{ printf '%s' {shlex.quote(body)}; }}\n{cmd}"
+    return subprocess.run(["sh", "-c", script], timeout=10).returncode
+
+
+@needs_compose
+def test_jobmanager_is_healthy_only_once_a_taskmanager_registered(rendered):
+    # Regression: the check grepped "taskmanagers", which "taskmanagers":0 matches too.
+    test = rendered["services"]["flink-jobmanager"]["healthcheck"]["test"]
+    assert test[0] == "CMD-SHELL"
+    overview = '{"taskmanagers":%d,"slots-total":%d,"slots-available":%d,"jobs-running":0,"jobs-finished":0,' \
+               '"jobs-cancelled":0,"jobs-failed":0,"flink-version":"2.2.1","flink-commit":"x"}'
+    assert _health_exit(test[1], overview % (0, 0, 0)) != 0
+    assert _health_exit(test[1], overview % (1, 4, 4)) == 0
+    assert _health_exit(test[1], overview % (10, 40, 40)) == 0
+    # The TaskManager must not wait for a health that needs the TaskManager.
+    assert rendered["services"]["flink-taskmanager"]["depends_on"]["flink-jobmanager"]["condition"] == "service_started"
+
+
+@needs_compose
+def test_every_service_has_a_memory_limit_that_fits_a_shared_24_gib_machine(rendered):
+    limits = {}
+    for name, svc in rendered["services"].items():
+        assert "mem_limit" in svc or name == "flink-data-init", f"{name} has no mem_limit"
+        if "mem_limit" in svc:
+            value = str(svc["mem_limit"]).lower()
+            mult = {"g": 2**30, "m": 2**20}.get(value[-1], 1)
+            limits[name] = int(value.rstrip("gm")) * mult if mult != 1 else int(value)
+    # Everything at its limit still leaves a third of the machine to the rest of its work.
+    assert sum(limits.values()) <= 16 * 2**30, {k: v // 2**20 for k, v in limits.items()}
+
+
+@needs_compose
+def test_local_override_runs_the_same_topology_from_images_built_here(rendered):
+    proc = _config(PASSWORDS, COMPOSE, LOCAL)
+    assert proc.returncode == 0, proc.stderr
+    local = yaml.safe_load(proc.stdout)
+    assert set(local["services"]) == set(rendered["services"])
+    for name, svc in local["services"].items():
+        assert svc["image"].startswith("local/ioscale-"), f"{name} would pull {svc['image']}"
+        base = rendered["services"][name]
+        for key in ("ports", "volumes", "depends_on", "command", "mem_limit"):
+            same = (sorted(map(str, svc[key])) == sorted(map(str, base[key])) if isinstance(svc.get(key), list)
+                    else svc.get(key) == base.get(key))
+            assert same, f"{name}: {key} differs from docker-compose.yml"
+    built = {r.tag for r in RECIPES}
+    assert {svc["image"] for svc in local["services"].values()} <= built
