@@ -37,6 +37,10 @@ SUITE = "bookworm"
 #: curl and wget: the compose health checks use them, as in the official images.
 BASE_PACKAGES = ("ca-certificates", "curl", "wget")
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+#: CAs the host added to Debian's (a proxy's, a company's): copied in too, so that update-ca-certificates inside,
+#: and Java's trust store that ca-certificates-java builds from its result, trust them (the bundle alone reaches
+#: curl, apt and pip, not Java: Maven in the build image failed with "PKIX path building failed" without them).
+HOST_LOCAL_CAS = Path("/usr/local/share/ca-certificates")
 RECIPES_DIR = Path("stack", "docker", "local")
 _SKIP = re.compile(r"(^|/)(__pycache__|[^/]*\.egg-info|\.pytest_cache|target)(/|$)|\.pyc$")
 
@@ -196,7 +200,8 @@ class Builder:
     def build_base(self) -> bool:
         """Build local/debian:bookworm unless it exists with the same recipe; True if built."""
         sources = read_host_sources()
-        want = base_recipe_hash(sources, HOST_CA_BUNDLE.read_bytes())
+        local_cas = sorted(HOST_LOCAL_CAS.rglob("*.crt")) if HOST_LOCAL_CAS.is_dir() else []
+        want = base_recipe_hash(sources, HOST_CA_BUNDLE.read_bytes() + b"".join(p.read_bytes() for p in local_cas))
         self.hashes["base"] = want
         if self.label(BASE_IMAGE) == want:
             self.ui.done(f"{BASE_IMAGE}: up to date (recipe {want})")
@@ -212,6 +217,13 @@ class Builder:
                     SUITE, rootfs, host_mirror(sources)],
                    self.log_file, self.ui, timeout_s=1800,
                    hint="check the mirror in the host's apt sources answers, then re-run")
+        for ca in local_cas:
+            dest = rootfs / "usr/local/share/ca-certificates" / ca.relative_to(HOST_LOCAL_CAS)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ca, dest)
+        if local_cas:
+            run_logged("images", "update-ca-certificates in the root filesystem",
+                       ["chroot", rootfs, "update-ca-certificates"], self.log_file, self.ui, timeout_s=300)
         shutil.copyfile(HOST_CA_BUNDLE, rootfs / "etc/ssl/certs/ca-certificates.crt")
         (rootfs / "etc/apt/sources.list").write_text(rootfs_sources(sources))
         (rootfs / "etc/apt/apt.conf.d/90ioscale").write_text(
