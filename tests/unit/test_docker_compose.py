@@ -169,12 +169,12 @@ def test_stream_jobs_build_has_every_directory_the_pom_reads_next_to_it(rendered
     svc = rendered["services"]["stream-jobs-build"]
     tree = _build_tree(svc)
     pom_flag = re.search(r"-f (\S+)/pom\.xml", svc["command"][-1]).group(1)
-    assert tree[pom_flag] == REPO / "stream-jobs"
+    assert tree[pom_flag] == (REPO / "stream-jobs").resolve()
     siblings = _pom_sibling_dirs()
     assert "schema" in siblings
     for name in siblings:
         where = str(Path(pom_flag).parent / name)
-        assert tree.get(where) == REPO / name, f"the pom reads ../{name}; the build has nothing at {where}"
+        assert tree.get(where) == (REPO / name).resolve(), f"the pom reads ../{name}; the build has nothing at {where}"
 
 
 @needs_compose
@@ -239,3 +239,46 @@ def test_local_override_runs_the_same_topology_from_images_built_here(rendered):
             assert same, f"{name}: {key} differs from docker-compose.yml"
     built = {r.tag for r in RECIPES}
     assert {svc["image"] for svc in local["services"].values()} <= built
+
+
+def _submit(script: str, tmp_path: Path, listed: str) -> list[str]:
+    """Run the submit service's script with `flink` answering `list` with ``listed``; the `run` calls it made."""
+    calls = tmp_path / "calls"
+    calls.write_text("")
+    fake = (f"flink() {{ if [ \"$1\" = list ]; then printf '%s\\n' {shlex.quote(listed)}; "
+            f"else echo \"$*\" >> {calls}; fi; }}\n")
+    # `config` prints compose's escaped "$$"; the container's shell gets "$".
+    script = script.replace("$$", "$").replace("/tmp/clickhouse.env", str(tmp_path / "clickhouse.env"))
+    env = {"PATH": os.environ["PATH"], "CLICKHOUSE_FLINK_PASSWORD": "pw", "IOSCALE_SLO": "p99 < 10 ms"}
+    proc = subprocess.run(["sh", "-c", fake + script], env=env, capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 0, proc.stderr
+    return calls.read_text().splitlines()
+
+
+@needs_compose
+def test_submitting_again_does_not_run_a_running_job_twice(rendered, tmp_path):
+    # Regression: each `up` re-ran the one-shot and the JobManager ended with two analytics jobs writing the same
+    # results (seen on the local images: two of each RUNNING).
+    svc = rendered["services"]["flink-job-submit"]
+    script = svc["command"][0] if isinstance(svc["command"], list) else svc["command"]
+    assert len(_submit(script, tmp_path, "No running jobs.")) == 2
+    listed = ("28.11.2026 18:04:08 : aaa2369c335f379affb7b99e0c23bf44 : ioscale-sample-monitor (RUNNING)\n"
+              "28.11.2026 18:04:17 : 51639d6cb0458539e4ac5cc418c5ca9f : ioscale-analytics (RUNNING)")
+    assert _submit(script, tmp_path, listed) == []
+    only_monitor = listed.splitlines()[0]
+    (analytics,) = _submit(script, tmp_path, only_monitor)
+    assert "-c io.ioscale.jobs.AnalyticsJob" in analytics
+
+
+@needs_compose
+def test_superset_init_can_read_the_private_bundle_and_imports_it_as_assets(rendered):
+    # Regression, found running compose: ioscale-init (root) writes the bundle 0600 and superset-init ran as the
+    # image's user (PermissionError), then `superset import-dashboards` refused the bundle (type "assets").
+    init = rendered["services"]["superset-init"]
+    assert init.get("user") in ("0", "root") and rendered["services"]["ioscale-init"].get("user") in (None, "0", "root")
+    script = init["command"][-1]
+    assert "import-dashboards" not in script
+    assert "python /app/ioscale/import_bundle.py /bundle/ioscale-dashboards.zip admin" in script
+    assert yaml.safe_load((REPO / "superset" / "metadata.yaml").read_text())["type"] == "assets"
+    for dockerfile in ("stack/docker/superset.Dockerfile", "stack/docker/local/superset.Dockerfile"):
+        assert "stack/superset/import_bundle.py /app/ioscale/" in (REPO / dockerfile).read_text(), dockerfile

@@ -8,7 +8,7 @@ RUN apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
 COPY stack/superset/requirements.lock /app/requirements.lock
 RUN python3 -m venv /app/.venv && /app/.venv/bin/pip install -q --no-cache-dir --disable-pip-version-check \
     -r /app/requirements.lock psycopg2-binary==2.9.10
-COPY stack/superset/superset_config.py /app/ioscale/superset_config.py
+COPY stack/superset/superset_config.py stack/superset/import_bundle.py /app/ioscale/
 ENV PATH=/app/.venv/bin:$PATH SUPERSET_HOME=/app/superset_home TZ=UTC
 USER superset
 WORKDIR /app

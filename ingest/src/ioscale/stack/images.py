@@ -77,7 +77,8 @@ RECIPES: tuple[Recipe, ...] = (
            files=("ingest/requirements-stack.lock", "stack/docker/local/clickhouse-entrypoint.py")),
     Recipe("postgres", "local/ioscale-postgres:15", "base", files=("stack/docker/local/postgres-entrypoint.sh",)),
     Recipe("superset", "local/ioscale-superset:6.1.0", "base",
-           files=("stack/superset/requirements.lock", "stack/superset/superset_config.py")),
+           files=("stack/superset/requirements.lock", "stack/superset/superset_config.py",
+                  "stack/superset/import_bundle.py")),
 )
 BY_NAME = {r.name: r for r in RECIPES}
 
