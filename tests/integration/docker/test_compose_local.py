@@ -21,13 +21,13 @@ import shutil
 import socket
 import subprocess
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 import requests
 
 from endpoints import from_settings
+from isolation import unique
 from ioscale.stack.docker_engine import Engine
 from ioscale.stack.images import BASE_IMAGE, RECIPES
 from ioscale.stack.settings import DEFAULT_PORTS, SECRET_NAMES, StackSettings
@@ -78,7 +78,7 @@ def _free_ports(n: int) -> list[int]:
 
 class Compose:
     def __init__(self, tmp: Path):
-        self.project = f"ioscale-itest-{uuid.uuid4().hex[:8]}"
+        self.project = f"ioscale-{unique('compose')}"
         self.ports = dict(zip(COMPOSE_PORTS, _free_ports(len(COMPOSE_PORTS))))
         self.secrets = {n: pysecrets.token_urlsafe(18) for n in (*SECRET_NAMES, "SUPERSET_DB_PASSWORD")}
         self.env = {k: v for k, v in os.environ.items() if not (k.startswith("IOSCALE_") and k.endswith("_PORT"))}
