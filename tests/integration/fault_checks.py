@@ -157,12 +157,16 @@ def settle(stack, sweep: LiveSweep) -> None:
 
 
 def fresh_rows_after(stack, sweep: LiveSweep, since_ms: int) -> float | None:
-    """Seconds from since_ms to a fleet row for a second that began after it (None: not within 3 x the bound)."""
-    with reader(stack) as ch:
-        while time.time() - since_ms / 1000 < 3 * RECOVERY_S:
-            newest = query(ch, "SELECT toUnixTimestamp64Milli(max(window_start)) FROM io_fleet_1s "
-                               "WHERE run_id = {r:String}", sweep.run_id)[0][0]
-            if newest and newest >= since_ms:
-                return time.time() - since_ms / 1000
-            time.sleep(0.25)
+    """Seconds from since_ms to a fleet row for a second that began after it (None: not within 3 x the bound).
+    ClickHouse may be down or restarting meanwhile: a failed query is asked again."""
+    while time.time() - since_ms / 1000 < 3 * RECOVERY_S:
+        try:
+            with reader(stack) as ch:
+                newest = query(ch, "SELECT toUnixTimestamp64Milli(max(window_start)) FROM io_fleet_1s "
+                                   "WHERE run_id = {r:String}", sweep.run_id)[0][0]
+        except Exception:  # the server is not back yet
+            newest = None
+        if newest and newest >= since_ms:
+            return time.time() - since_ms / 1000
+        time.sleep(0.25)
     return None

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -70,11 +71,17 @@ def test_a_killed_component_costs_nothing(stack, fault_free, fault):
     time.sleep(max(0.0, sweep.start_ms / 1000 + sweep.seconds * KILL_AT - time.time()))
     killed_ms = int(time.time() * 1000)
     kill9(stack, proc_name)
-    t0 = time.monotonic()
-    Launcher(stack.settings, SilentProgress()).up([component])
-    restart_s = time.monotonic() - t0
+    # The operator's restart runs beside the watch for fresh rows: a component the pipeline does not need
+    # (Superset) must not hold them back while it starts.
+    def restart_seconds() -> float:
+        t0 = time.monotonic()
+        Launcher(stack.settings, SilentProgress()).up([component])
+        return time.monotonic() - t0
 
-    recovered_s = fresh_rows_after(stack, sweep, killed_ms)
+    with ThreadPoolExecutor(1) as pool:
+        restart = pool.submit(restart_seconds)
+        recovered_s = fresh_rows_after(stack, sweep, killed_ms)
+        restart_s = restart.result()
     settle(stack, sweep)
     print(f"\n{fault}: restart {restart_s:.1f} s, fresh rows {recovered_s} s after the kill; "
           f"{sum(sweep.oracle.records.values())} records in {sweep.seconds:.0f} s")
