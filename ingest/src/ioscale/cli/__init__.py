@@ -3,7 +3,7 @@
 
 One module per command group, each adding its subcommands' parsers and handlers: ``stack`` (stack, admin),
 ``ingest`` (import, simulate, collect, run), ``sql``, ``alerts``, ``analyze``, ``report`` (report, compare),
-``config``, ``demo``.
+``config``, ``docker``, ``demo``.
 ``superset_alerts`` is a command of its own: `python -m ioscale.cli.superset_alerts`.
 """
 
@@ -13,7 +13,7 @@ import argparse
 import sys
 import traceback
 
-from ioscale.cli import alerts, analyze, config, demo, ingest, report, sql, stack
+from ioscale.cli import alerts, analyze, config, demo, docker, ingest, report, sql, stack
 from ioscale.errors import ExitStatus, IoscaleError
 
 
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_parser(sub)
     report.add_parser(sub)
     config.add_parser(sub)
+    docker.add_parser(sub)
     demo.add_parser(sub)
     return p
 

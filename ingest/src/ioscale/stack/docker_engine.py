@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,36 +196,3 @@ def stop(engine: Engine) -> list[list[str]]:
                          hint=f"undo these by hand; the state before start is in {engine.before_file}")
     engine.before_file.unlink()
     return cmds
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or args[0] not in ("install", "start", "stop", "status", "env"):
-        print("usage: docker-engine.sh install|start|stop|status|env", file=sys.stderr)
-        return 2
-    engine = Engine(StackSettings.from_env())
-    try:
-        if args[0] == "install":
-            print(install())
-        elif args[0] == "start":
-            pid = start(engine)
-            print(f"dockerd running (pid {pid}); use it with:\n  export DOCKER_HOST={engine.host}")
-        elif args[0] == "stop":
-            cmds = stop(engine)
-            print(f"dockerd stopped; {len(cmds)} network change(s) undone")
-            for cmd in cmds:
-                print("  " + " ".join(cmd))
-        elif args[0] == "env":
-            print(f"export DOCKER_HOST={engine.host}")
-        else:
-            pid = running(engine)
-            print(f"dockerd {'running (pid %d)' % pid if pid else 'stopped'}; DOCKER_HOST={engine.host}")
-            return 0 if pid else 1
-    except StackError as e:
-        print(f"error: {e}" + (f"\nnext: {e.hint}" if e.hint else ""), file=sys.stderr)
-        return 4
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

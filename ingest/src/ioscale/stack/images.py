@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,29 +294,3 @@ class Builder:
             if recipe.name in wanted and self.build(recipe):
                 built.append(recipe.name)
         return built
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    cmd, names = (args[0], args[1:]) if args else ("build", [])
-    builder = Builder(StackSettings.from_env())
-    try:
-        if cmd == "build":
-            t0 = time.monotonic()
-            built = builder.build_all(names)
-            builder.ui.done(f"images ready in {time.monotonic() - t0:.0f}s ({len(built)} built, the rest cached)")
-        elif cmd == "list":
-            for tag in [BASE_IMAGE] + [r.tag for r in RECIPES]:
-                label = builder.label(tag)
-                print(f"{tag:38} {'%6.0f MB' % builder.size_mb(tag) if label else '   missing'}  recipe {label or '-'}")
-        else:
-            print("usage: docker-images.sh [build [NAME...] | list]", file=sys.stderr)
-            return 2
-    except StackError as e:
-        print(f"error: {e}" + (f"\nnext: {e.hint}" if e.hint else ""), file=sys.stderr)
-        return 4
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
