@@ -53,16 +53,18 @@ public class AttachLinkCapacity extends KeyedCoProcessFunction<String, PortSampl
 
     @Override
     public void processElement1(PortSample s, Context ctx, Collector<PortSample> out) throws Exception {
-        Long until = holdUntil.value();
-        if (links.isEmpty() && (until == null || until != NOT_WAITING)) {
-            held.add(s);
-            ctx.timerService().registerEventTimeTimer(s.tsMs);
-            if (until == null) {
-                long deadline = ctx.timerService().currentProcessingTime() + HOLD_MS;
-                ctx.timerService().registerProcessingTimeTimer(deadline);
-                holdUntil.update(deadline);
+        if (links.isEmpty()) { // the wait's state is read only while the run's links are unknown
+            Long until = holdUntil.value();
+            if (until == null || until != NOT_WAITING) {
+                held.add(s);
+                ctx.timerService().registerEventTimeTimer(s.tsMs);
+                if (until == null) {
+                    long deadline = ctx.timerService().currentProcessingTime() + HOLD_MS;
+                    ctx.timerService().registerProcessingTimeTimer(deadline);
+                    holdUntil.update(deadline);
+                }
+                return;
             }
-            return;
         }
         out.collect(attach(s));
     }
