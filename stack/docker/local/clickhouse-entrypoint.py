@@ -18,6 +18,8 @@ from ioscale.stack.settings import CLICKHOUSE_USERS, StackSettings
 
 REPO = Path(os.environ.get("IOSCALE_REPO", "/app"))
 HOME = Path("/var/lib/clickhouse")
+#: Built into the image by clickhouse.Dockerfile from stack/clickhouse/wait_for_space.c.
+WAIT_FOR_SPACE = Path("/usr/local/lib/wait_for_space.so")
 
 
 def users_xml(env: dict[str, str]) -> str:
@@ -48,7 +50,7 @@ def main() -> None:
     template = (REPO / "stack/clickhouse/config.xml.tmpl").read_text()
     (conf / "config.xml").write_text(render_config(settings, data, users, template))
     os.execvp(sys.executable, [sys.executable, "-m", "ioscale.services.clickhouse_server",
-                               "--config", str(conf / "config.xml")])
+                               "--config", str(conf / "config.xml"), "--wait-for-space", str(WAIT_FOR_SPACE)])
 
 
 if __name__ == "__main__":

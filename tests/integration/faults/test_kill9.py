@@ -17,7 +17,6 @@ topics exactly once).
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 import subprocess
@@ -33,6 +32,7 @@ from ioscale.stack.progress import SilentProgress
 
 from fault_checks import (FAULTS, RECOVERY_S, expected_raw, fresh_rows_after, kill9, raw_state, reader, results,
                           rollups_vs_raw, settle)
+from disk_full import fill
 from live_sweep import LiveSweep
 
 pytestmark = pytest.mark.slow
@@ -144,22 +144,6 @@ def clickhouse_on_tmpfs(stack):
         after.rename(data)
         shutil.rmtree(before)
         launcher.up(["clickhouse"])
-
-
-def fill(directory: Path) -> Path:
-    """Writes a ballast file until the file system has no byte left (ENOSPC)."""
-    ballast = directory / "ballast"
-    chunk = b"\0" * (1 << 20)
-    with open(ballast, "wb", buffering=0) as f:
-        while chunk:
-            try:
-                f.write(chunk)
-            except OSError as e:
-                if e.errno != errno.ENOSPC:
-                    raise
-                chunk = chunk[: len(chunk) // 2]
-    assert os.statvfs(directory).f_bavail == 0
-    return ballast
 
 
 def raw_rows(stack, sweep: LiveSweep) -> int | str:

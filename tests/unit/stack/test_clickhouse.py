@@ -54,7 +54,10 @@ def test_config_binds_loopback_ports_paths_and_logs(settings: StackSettings, com
     assert component.config_file.name == "config.xml"
     (spec,) = component.processes()
     assert spec.cwd == component.config_file.parent
-    assert spec.argv[-2:] == ["--config", str(component.config_file)]
+    assert spec.argv[-4:] == ["--config", str(component.config_file),
+                              "--wait-for-space", str(ch.wait_for_space_library(settings))]
+    # Built by prepare(): the server refuses to start with a guard it cannot load.
+    assert ch.wait_for_space_library(settings).is_file()
     assert spec.ports == (18123, 19000)
     # clickhouse-local's one-or-two-thread background pools starve Kafka tables; ours are larger.
     assert int(root.findtext("background_message_broker_schedule_pool_size")) >= 8

@@ -2,6 +2,7 @@
 
     python -m ioscale.services.clickhouse_server --config <dir>/config.xml
     python -m ioscale.services.clickhouse_server --check          # load the engine, print versions, exit
+    ... [--wait-for-space LIB]                                     # writes wait on a full disk (see load_engine)
 
 PyPI's ``chdb-core`` carries the real ClickHouse engine. Its public API is in-process only, but its
 private ``_chdb.query(sql, fmt, path=...)`` runs clickhouse-local's LocalServer, which serves real
@@ -91,12 +92,22 @@ def engine_path() -> Path:
     raise RuntimeError(f"no _chdb.abi3.so under {list(spec.submodule_search_locations)} (is chdb-core installed?)")
 
 
-def load_engine() -> ModuleType:
-    """Load the ``chdb._chdb`` extension module from its file, leaving the ``chdb`` package unimported."""
+def load_engine(wait_for_space: Path | None = None) -> ModuleType:
+    """Load the ``chdb._chdb`` extension module from its file, leaving the ``chdb`` package unimported.
+
+    ``wait_for_space``: the library built from ``stack/clickhouse/wait_for_space.c``; the engine's writes that
+    meet a full disk then wait for space instead of leaving parts it reports as written empty (see that file).
+    """
     so = engine_path()
     # chdb/__init__.py preloads the library with RTLD_DEEPBIND so it binds to its own allocator and
     # C++ runtime rather than to symbols already in the interpreter; do the same.
     ctypes.CDLL(str(so), mode=sys.getdlopenflags() | _RTLD_DEEPBIND)
+    if wait_for_space is not None:
+        hooked = ctypes.CDLL(str(wait_for_space)).ioscale_wait_for_space_hook(str(so).encode())
+        if hooked <= 0:
+            raise RuntimeError(f"{wait_for_space} could not guard the engine's writes (code {hooked}); "
+                               "rebuild it with `ioscale stack up clickhouse`")
+        log(f"engine writes wait for space on a full disk ({hooked} imports guarded)")
     loader = importlib.machinery.ExtensionFileLoader("chdb._chdb", str(so))
     spec = importlib.util.spec_from_file_location("chdb._chdb", str(so), loader=loader)
     assert spec is not None
@@ -252,9 +263,9 @@ def versions() -> dict[str, str]:
     return {name: importlib.metadata.version(name) for name in ("chdb", "chdb-core")}
 
 
-def check() -> int:
+def check(wait_for_space: Path | None = None) -> int:
     """Load the engine and run one query in memory: proves the venv can serve (used by install)."""
-    engine = load_engine()
+    engine = load_engine(wait_for_space)
     result = engine.query("SELECT version()", "CSV")
     if result.has_error():
         print(f"engine failed: {result.error_message()}", file=sys.stderr)
@@ -283,7 +294,7 @@ def wait_for_stop(engine_alive: Callable[[], bool],
     return None
 
 
-def serve(config_file: Path) -> int:
+def serve(config_file: Path, wait_for_space: Path | None = None) -> int:
     """Run the server until SIGTERM/SIGINT/SIGHUP; exits the process (0 after a clean stop, 1 otherwise)."""
     config_file = config_file.resolve()
     if config_file.name != "config.xml":
@@ -307,7 +318,9 @@ def serve(config_file: Path) -> int:
         log("CAP_SYS_NICE dropped: engine threads keep the nice values set below")
 
     t0 = time.monotonic()
-    engine = load_engine()
+    engine = load_engine(wait_for_space)
+    if wait_for_space is None:
+        log("no --wait-for-space library: a write that meets a full disk can leave a part empty")
     stop = threading.Event()
 
     def stop_requested(_number: int) -> int:
@@ -373,10 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--config", type=Path, help="path to the rendered config.xml")
     group.add_argument("--check", action="store_true", help="load the engine, print its version, exit")
+    parser.add_argument("--wait-for-space", type=Path, metavar="LIB",
+                        help="library built from stack/clickhouse/wait_for_space.c: writes wait on a full disk")
     args = parser.parse_args(argv)
     if args.check:
-        return check()
-    return serve(args.config)
+        return check(args.wait_for_space)
+    return serve(args.config, args.wait_for_space)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
+import shutil
 import string
 import urllib.error
 import urllib.request
@@ -63,6 +65,17 @@ def sha256_hex(password: str) -> str:
 
 def template_dir(settings: StackSettings) -> Path:
     return settings.repo / "stack" / "clickhouse"
+
+
+def wait_for_space_source(settings: StackSettings) -> Path:
+    return template_dir(settings) / "wait_for_space.c"
+
+
+def wait_for_space_library(settings: StackSettings) -> Path:
+    """Where the build of ``stack/clickhouse/wait_for_space.c`` lives: named by the source's hash, so an edit
+    is rebuilt and a running server keeps the file it loaded."""
+    digest = hashlib.sha256(wait_for_space_source(settings).read_bytes()).hexdigest()[:12]
+    return settings.dist_dir / "clickhouse" / f"wait_for_space-{digest}.so"
 
 
 def render_config(settings: StackSettings, data_path: Path, users_config: Path, template: str) -> str:
@@ -122,14 +135,37 @@ class ClickHouseComponent(Component):
         return self.settings.url("clickhouse_http")
 
     # -- lifecycle -------------------------------------------------------------------------------
+    def build_wait_for_space(self) -> Path:
+        """Compiles the full-disk write guard the server loads (a second, on every machine with a C compiler)."""
+        library = wait_for_space_library(self.settings)
+        if library.exists():
+            return library
+        compiler = shutil.which(os.environ.get("CC", "cc"))
+        if compiler is None:
+            raise StackError("clickhouse", "no C compiler to build the full-disk write guard "
+                             f"({wait_for_space_source(self.settings).name})",
+                             hint="install gcc and libc6-dev (Debian), or set CC, then re-run `ioscale stack up`")
+        library.parent.mkdir(parents=True, exist_ok=True)
+        partial = library.with_name(library.name + ".partial")
+        run_logged("clickhouse", "building the full-disk write guard",
+                   [compiler, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", partial,
+                    wait_for_space_source(self.settings), "-ldl"],
+                   self.install_log, self.ui, timeout_s=120,
+                   hint="the compiler's messages are in the install log above; a C compiler for this "
+                        "machine (gcc, libc6-dev) is needed")
+        partial.rename(library)
+        return library
+
     def install(self) -> None:
+        self.build_wait_for_space()
         if self.is_installed():
             return
         # Nothing to fetch: prove the venv's pinned engine loads and answers a query in memory.
         run_logged(
             "clickhouse",
             "checking the embedded ClickHouse engine (chdb-core) in the venv",
-            [self.settings.venv_python, "-m", "ioscale.services.clickhouse_server", "--check"],
+            [self.settings.venv_python, "-m", "ioscale.services.clickhouse_server", "--check",
+             "--wait-for-space", wait_for_space_library(self.settings)],
             self.install_log,
             self.ui,
             timeout_s=120,
@@ -139,6 +175,7 @@ class ClickHouseComponent(Component):
         self.mark_installed()
 
     def prepare(self) -> None:
+        self.build_wait_for_space()  # also here: an installed stack gets a guard it predates, or an edited one
         templates = template_dir(self.settings)
         self.data.mkdir(parents=True, exist_ok=True)
         self.settings.log_dir.mkdir(parents=True, exist_ok=True)
@@ -154,7 +191,8 @@ class ClickHouseComponent(Component):
             self.spec(
                 None,
                 [str(self.settings.venv_python), "-m", "ioscale.services.clickhouse_server",
-                 "--config", str(self.config_file)],
+                 "--config", str(self.config_file),
+                 "--wait-for-space", str(wait_for_space_library(self.settings))],
                 cwd=self.conf_dir,
                 env={"PYTHONUNBUFFERED": "1"},
                 ports=(self.settings.port("clickhouse_http"), self.settings.port("clickhouse_tcp")),
