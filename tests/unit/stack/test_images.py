@@ -110,3 +110,24 @@ def test_missing_artifacts_say_to_install_the_local_stack_once(tmp_path):
     with pytest.raises(StackError) as e:
         context_entries(recipe, tmp_path, tmp_path / "dist")
     assert "ioscale stack up" in e.value.hint
+
+
+def test_every_file_a_dockerfile_copies_is_in_its_recipes_build_context(tmp_path):
+    # Regression: clickhouse.Dockerfile copied stack/clickhouse/wait_for_space.c, which its recipe did not list, so
+    # the build context lacked it and the image failed to build ("COPY failed: file not found").
+    dist = tmp_path / "dist"
+    for recipe in RECIPES:
+        # the repo files as the build puts them; the artifacts from <home>/dist by their declared paths
+        context = {rel for _, rel in context_entries(Recipe(recipe.name, recipe.tag, recipe.parent, recipe.files),
+                                                     REPO, dist)}
+        context |= {f"dist/{comp}/{sub}" for comp, subs in recipe.dists.items() for sub in subs}
+        for line in (REPO / recipe.dockerfile).read_text().splitlines():
+            words = line.split()
+            if not words or words[0] != "COPY" or any(w.startswith("--from") for w in words):
+                continue
+            for src in words[1:-1]:
+                if src.startswith("--"):
+                    continue
+                src = src.rstrip("/")
+                assert src in context or any(c.startswith(src + "/") for c in context), \
+                    f"{recipe.dockerfile} copies {src}, which recipe {recipe.name!r} does not put in its context"
