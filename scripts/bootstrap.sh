@@ -2,7 +2,7 @@
 # Prepares a fresh machine for ioscale: Debian packages the tests need, and the Python 3.11 venv
 # with the pinned dependencies. Safe to re-run: each step is skipped when already done.
 #   scripts/bootstrap.sh          runtime only: ioscale with the `stack` extra (the ClickHouse engine)
-#   scripts/bootstrap.sh --test   also what the test suite needs (fio, iperf3, docker-compose, pytest)
+#   scripts/bootstrap.sh --test   also what the test suite needs (fio, iperf3, a Docker engine, pytest)
 # A host that only collects or imports needs no engine: pip install -r ingest/requirements.lock, then
 # pip install --no-deps -e ingest.
 set -euo pipefail
@@ -34,7 +34,10 @@ if (( want_test )); then
   command -v fio >/dev/null || apt_pkgs+=(fio)
   # iperf3 for `ioscale run iperf3` and its tests; noninteractive keeps its debconf default: no daemon on 5201.
   command -v iperf3 >/dev/null || apt_pkgs+=(iperf3)
-  command -v docker-compose >/dev/null || apt_pkgs+=(docker-compose)
+  # The container tests' engine (scripts/docker-engine.sh starts it under $IOSCALE_HOME/docker) and image base.
+  command -v dockerd >/dev/null || apt_pkgs+=(docker.io)
+  command -v iptables >/dev/null || apt_pkgs+=(iptables)
+  command -v debootstrap >/dev/null || apt_pkgs+=(debootstrap)
   # The dashboard test drives Debian's chromium through playwright (no browser download).
   [[ -x /usr/bin/chromium ]] || apt_pkgs+=(chromium)
   # Fonts so screenshots render text (chromium's own dependency set is minimal without recommends).
@@ -63,5 +66,9 @@ if [[ ! -x "$venv/bin/python" ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$want_s
   extra="[stack]"; (( want_test )) && extra="[stack,test]"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps -e "$repo/ingest$extra"
   echo "$want_stamp" > "$stamp"
+fi
+if (( want_test )); then
+  # docker compose v2 (the container tests' and the compose file checks'): built once from its Go module.
+  "$venv/bin/ioscale" docker engine install >&2
 fi
 say "ready: $venv/bin/ioscale"

@@ -1,4 +1,4 @@
-"""docker-compose.yml is valid for Debian's docker-compose, and keeps the local stack's promises:
+"""docker-compose.yml is valid for docker compose v2 (the plugin the project builds), and keeps the local stack's promises:
 pinned images, ports on 127.0.0.1 only (the same ports as the local stack, moved by the same variables), health
 checks that mean what they say, no default passwords, memory limits; docker-compose.local.yml selects the images
 built here for the same topology. (The defects these catch were found by reading the file; the running proof is
@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,7 +16,8 @@ import pytest
 import yaml
 
 from ioscale.stack.images import RECIPES
-from ioscale.stack.settings import DEFAULT_PORTS
+from ioscale.stack.docker_engine import Engine
+from ioscale.stack.settings import DEFAULT_PORTS, StackSettings
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
@@ -30,15 +30,17 @@ PASSWORDS = {
 LONG_RUNNING = {"kafka", "schema-registry", "clickhouse", "flink-jobmanager", "superset-db", "superset"}
 ONE_SHOT = {"stream-jobs-build", "flink-job-submit", "ioscale-init", "superset-init"}
 
-needs_compose = pytest.mark.skipif(shutil.which("docker-compose") is None,
-                                   reason="docker-compose not installed (scripts/bootstrap.sh --test installs it)")
+ENGINE = Engine(StackSettings.from_env())
+needs_compose = pytest.mark.skipif(not ENGINE.compose_plugin.exists(),
+                                   reason="no docker compose plugin (scripts/bootstrap.sh --test builds it)")
 
 
 def _config(env_extra: dict[str, str], *files: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in PASSWORDS and not k.endswith("_PORT")}
     env.update(env_extra)
     args = [a for f in (files or (COMPOSE,)) for a in ("-f", str(f))]
-    return subprocess.run(["docker-compose", *args, "config"], cwd=REPO, env=env,
+    # The plugin binary also runs on its own, as `docker-compose`: no docker client needed to render the files.
+    return subprocess.run([str(ENGINE.compose_plugin), *args, "config"], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=60)
 
 

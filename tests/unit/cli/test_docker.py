@@ -19,8 +19,9 @@ def test_engine_status_names_its_own_socket_and_exits_1_when_stopped(tmp_path):
     r = script(tmp_path, "docker-engine.sh", "status")
     assert r.returncode == 1
     assert r.stdout.strip() == f"dockerd stopped; DOCKER_HOST=unix://{tmp_path}/home/docker/docker.sock"
-    assert script(tmp_path, "docker-engine.sh", "env").stdout == \
+    assert script(tmp_path, "docker-engine.sh", "env").stdout == (
         f"export DOCKER_HOST=unix://{tmp_path}/home/docker/docker.sock\n"
+        f"export DOCKER_CONFIG={tmp_path}/home/docker/config\n")
 
 
 def test_an_unknown_action_is_a_usage_error(tmp_path):

@@ -2,7 +2,11 @@
 
 from pathlib import Path
 
-from ioscale.stack.docker_engine import Engine, dockerd_argv, undo_commands
+import os
+import stat
+
+from ioscale.stack.docker_engine import (COMPOSE_MODULE, COMPOSE_VERSION, Engine, compose_version, dockerd_argv,
+                                         install_compose, undo_commands)
 from ioscale.stack.settings import StackSettings
 
 # What `iptables -S` printed on this machine before and after dockerd 20.10 started and a compose network
@@ -86,4 +90,47 @@ def test_dockerd_keeps_to_its_own_directories_socket_and_loopback(tmp_path: Path
     assert opts["--host"] == f"unix://{tmp_path}/docker/docker.sock" == engine.host
     assert opts["--ip"] == "127.0.0.1"
     assert engine.env()["DOCKER_HOST"] == engine.host
+    # the docker client finds this engine's compose plugin, never a user's ~/.docker
+    assert engine.env()["DOCKER_CONFIG"] == str(tmp_path / "docker" / "config")
     assert engine.spec().log_file == tmp_path / "logs" / "dockerd.log"
+
+
+# A stand-in for the go command: `mod download -json` names a source directory, `build -o OUT` writes a plugin
+# that answers `version --short`; every call is logged.
+FAKE_GO = """#!/bin/sh
+echo "$PWD $*" >> "$GO_LOG"
+if [ "$1" = mod ]; then printf '{"Dir": "%s"}' "$GO_SRC"; exit 0; fi
+out=""; while [ $# -gt 0 ]; do [ "$1" = -o ] && out="$2"; shift; done
+printf '#!/bin/sh\necho %s\n' "$GO_PRINTS" > "$out"; chmod +x "$out"
+"""
+
+
+def test_compose_is_built_once_from_the_pinned_module_into_the_engines_own_plugins(tmp_path: Path, monkeypatch):
+    bin_dir, src = tmp_path / "bin", tmp_path / "src"
+    bin_dir.mkdir(), src.mkdir()
+    (bin_dir / "go").write_text(FAKE_GO)
+    (bin_dir / "go").chmod(0o755)
+    log = tmp_path / "go.log"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("GO_LOG", str(log))
+    monkeypatch.setenv("GO_SRC", str(src))
+    monkeypatch.setenv("GO_PRINTS", COMPOSE_VERSION)
+    engine = Engine(StackSettings(home=tmp_path, repo=tmp_path))
+    assert compose_version(engine) is None
+
+    assert "built docker compose" in install_compose(engine)
+    download, build = log.read_text().splitlines()
+    assert download.endswith(f"mod download -json {COMPOSE_MODULE}@{COMPOSE_VERSION}")
+    assert build.startswith(f"{src} ") and build.endswith("./cmd")
+    assert f"-X {COMPOSE_MODULE}/internal.Version={COMPOSE_VERSION}" in build
+    plugin = tmp_path / "docker" / "config" / "cli-plugins" / "docker-compose"
+    assert plugin == engine.compose_plugin and plugin.stat().st_mode & stat.S_IXUSR
+    assert compose_version(engine) == COMPOSE_VERSION.lstrip("v")
+
+    assert "is installed" in install_compose(engine)  # the pinned version is there: nothing built
+    assert len(log.read_text().splitlines()) == 2
+
+    plugin.write_text("#!/bin/sh\necho v2.0.0\n")  # another version in its place is replaced
+    assert "built docker compose" in install_compose(engine)
+    assert len(log.read_text().splitlines()) == 4
+    assert compose_version(engine) == COMPOSE_VERSION.lstrip("v")

@@ -7,6 +7,7 @@ has them (see ``ioscale.stack.docker_engine`` and ``ioscale.stack.images``).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ioscale.errors import ExitStatus
 
@@ -20,16 +21,20 @@ def _cmd_engine(args: argparse.Namespace) -> int:
     engine = docker_engine.Engine(StackSettings.from_env())
     if args.action == "install":
         print(docker_engine.install())
+        if docker_engine.compose_version(engine) != docker_engine.COMPOSE_VERSION.lstrip("v"):
+            print(f"building docker compose {docker_engine.COMPOSE_VERSION} from its Go module (~3 min the first "
+                  "time)...", file=sys.stderr, flush=True)
+        print(docker_engine.install_compose(engine))
     elif args.action == "start":
         pid = docker_engine.start(engine)
-        print(f"dockerd running (pid {pid}); use it with:\n  export DOCKER_HOST={engine.host}")
+        print(f"dockerd running (pid {pid}); use it with:\n  eval \"$(scripts/docker-engine.sh env)\"")
     elif args.action == "stop":
         cmds = docker_engine.stop(engine)
         print(f"dockerd stopped; {len(cmds)} network change(s) undone")
         for cmd in cmds:
             print("  " + " ".join(cmd))
     elif args.action == "env":
-        print(f"export DOCKER_HOST={engine.host}")
+        print("\n".join(f"export {k}={v}" for k, v in engine.variables().items()))
     else:
         pid = docker_engine.running(engine)
         print(f"dockerd {'running (pid %d)' % pid if pid else 'stopped'}; DOCKER_HOST={engine.host}")

@@ -6,6 +6,10 @@
     stop      stops dockerd by its PID, then undoes the network changes it made (see below)
     status    whether it runs, and the DOCKER_HOST to use
 
+Compose v2 (`docker compose`, which testcontainers-python drives) is not in Debian bookworm (its docker-compose is
+v1) and no registry serves its binary here, so ``install`` builds the pinned release from its Go module into this
+engine's own client config (<home>/docker/config/cli-plugins); ``env`` points DOCKER_CONFIG there.
+
 dockerd changes the host's network: iptables chains and rules (DOCKER, DOCKER-USER, DOCKER-ISOLATION-*,
 MASQUERADE for its bridges), net.ipv4.ip_forward=1, the docker0 bridge and one br-* bridge per compose network.
 ``start`` records the state before (<home>/docker/network-before.json); ``stop`` removes only what was added
@@ -37,6 +41,8 @@ _DOCKER_LINK = re.compile(r"^(docker0|br-[0-9a-f]{12}|veth[0-9a-f]{7})$")
 READY_TIMEOUT_S = 60.0
 #: The label every container, volume and image the project makes carries (clean-up finds them by it).
 LABEL = "io.ioscale.project"
+COMPOSE_MODULE = "github.com/docker/compose/v2"
+COMPOSE_VERSION = "v2.40.3"
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,9 @@ class Engine:
     socket = Subpath("root", "docker.sock")
     pid_file = Subpath("root", "dockerd.pid")
     before_file = Subpath("root", "network-before.json")
+    #: The docker client's config directory for this engine: its cli-plugins hold the compose v2 plugin.
+    config_dir = Subpath("root", "config")
+    compose_plugin = Subpath("config_dir", "cli-plugins", "docker-compose")
     log_file = Subpath("settings.log_dir", "dockerd.log")
 
     @property
@@ -56,8 +65,11 @@ class Engine:
         return f"unix://{self.socket}"
 
     def env(self) -> dict[str, str]:
-        """Environment for docker / docker-compose / testcontainers against this engine."""
-        return {**os.environ, "DOCKER_HOST": self.host}
+        """Environment for docker / docker compose / testcontainers against this engine."""
+        return {**os.environ, **self.variables()}
+
+    def variables(self) -> dict[str, str]:
+        return {"DOCKER_HOST": self.host, "DOCKER_CONFIG": str(self.config_dir)}
 
     def spec(self) -> ProcessSpec:
         return ProcessSpec(name="dockerd", argv=dockerd_argv(self), log_file=self.log_file,
@@ -130,17 +142,62 @@ def undo_commands(before: dict, after: dict) -> list[list[str]]:
 
 
 # -- commands -------------------------------------------------------------------------------------------------
+#: Debian package -> a command it installs.
+PACKAGES = {"docker.io": "dockerd", "iptables": "iptables", "debootstrap": "debootstrap"}
+
+
 def install() -> str:
-    if shutil.which("dockerd") and shutil.which("iptables"):
-        return "docker.io is installed (dockerd found)"
-    pkgs = ["docker.io", "iptables", "debootstrap"]
+    pkgs = [pkg for pkg, cmd in PACKAGES.items() if not shutil.which(cmd)]
+    if not pkgs:
+        return f"{', '.join(PACKAGES)} are installed"
     if os.geteuid() != 0:
-        raise StackError("docker", "dockerd is not installed",
+        raise StackError("docker", f"{', '.join(pkgs)} not installed",
                          hint=f"run: sudo apt-get install --no-install-recommends {' '.join(pkgs)}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
     subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *pkgs], check=True, env=env)
     return f"installed {' '.join(pkgs)}"
+
+
+def compose_version(engine: Engine) -> str | None:
+    """The version the installed compose plugin reports, None if there is none."""
+    if not engine.compose_plugin.exists():
+        return None
+    r = subprocess.run([str(engine.compose_plugin), "version", "--short"], capture_output=True, text=True, timeout=30)
+    return r.stdout.strip().lstrip("v") if r.returncode == 0 else None
+
+
+def install_compose(engine: Engine) -> str:
+    """Build compose COMPOSE_VERSION from its Go module (pinned, checksummed by the Go module mirror's sum
+    database) into the engine's cli-plugins; a no-op when that version is there. ~3 min of 2 cores the first time."""
+    want = COMPOSE_VERSION.lstrip("v")
+    if compose_version(engine) == want:
+        return f"docker compose {want} is installed ({engine.compose_plugin})"
+    go = shutil.which("go") or next((p for p in ("/usr/local/go/bin/go",) if Path(p).exists()), None)
+    if go is None:
+        raise StackError("docker", f"compose {want} is built from source and needs the Go toolchain",
+                         hint="install Go 1.24 or newer (the go command on PATH), then run "
+                              "scripts/docker-engine.sh install again")
+    env = {**os.environ, "CGO_ENABLED": "0", "GOFLAGS": "-mod=readonly -trimpath"}
+    dl = subprocess.run([go, "mod", "download", "-json", f"{COMPOSE_MODULE}@{COMPOSE_VERSION}"],
+                        capture_output=True, text=True, env=env)
+    if dl.returncode != 0:
+        raise StackError("docker", f"go mod download {COMPOSE_MODULE}@{COMPOSE_VERSION} failed:\n{dl.stdout[-2000:]}"
+                         f"{dl.stderr[-2000:]}", hint="check that the Go module proxy is reachable (go env GOPROXY)")
+    source = json.loads(dl.stdout)["Dir"]
+    engine.compose_plugin.parent.mkdir(parents=True, exist_ok=True)
+    partial = engine.compose_plugin.with_suffix(".partial")
+    ldflags = f"-s -w -X {COMPOSE_MODULE}/internal.Version={COMPOSE_VERSION}"
+    build = subprocess.run(["nice", "-n", "10", go, "build", "-ldflags", ldflags, "-o", str(partial), "./cmd"],
+                           cwd=source, capture_output=True, text=True, env=env)
+    if build.returncode != 0:
+        raise StackError("docker", f"building compose {want} failed:\n{build.stderr[-3000:]}",
+                         hint="fix the cause above, then run scripts/docker-engine.sh install again")
+    partial.replace(engine.compose_plugin)
+    if compose_version(engine) != want:
+        raise StackError("docker", f"the compose plugin built from {COMPOSE_MODULE}@{COMPOSE_VERSION} reports "
+                         f"{compose_version(engine)!r}", hint=f"remove {engine.compose_plugin} and run install again")
+    return f"built docker compose {want} into {engine.compose_plugin}"
 
 
 def running(engine: Engine) -> int | None:
