@@ -30,7 +30,8 @@ DEFAULT_PORTS: dict[str, int] = {
     "superset": 8088,
 }
 
-#: Generated once on first ``stack up`` into ``secrets.env``; never shipped, never in git.
+#: Generated once on first ``stack up`` into ``secrets.env``; never shipped, never in git. The same file is
+#: docker compose's --env-file (SUPERSET_DB_PASSWORD is the compose topology's PostgreSQL; the local stack has none).
 SECRET_NAMES = (
     "CLICKHOUSE_ADMIN_PASSWORD",
     "CLICKHOUSE_INGEST_PASSWORD",
@@ -38,6 +39,7 @@ SECRET_NAMES = (
     "CLICKHOUSE_READER_PASSWORD",
     "SUPERSET_ADMIN_PASSWORD",
     "SUPERSET_SECRET_KEY",
+    "SUPERSET_DB_PASSWORD",
 )
 
 #: ClickHouse accounts: admin (DDL), ingest writer, Flink writer, read-only analyst/dashboards.
