@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: Java unit/MiniCluster tests, Python unit tests, then integration tests
-# against the real local stack (started by the `stack` fixture, or reused if already running).
+# The whole test suite: Java unit/MiniCluster tests, Python unit tests, integration tests against the real local
+# stack (started by the `stack` fixture, or reused if already running), then the container tests
+# (scripts/test-containers.sh: the same topology in Docker, through Testcontainers). With pytest arguments, only
+# pytest runs, with them.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -9,4 +11,13 @@ scripts/bootstrap.sh --test
 echo "== stream-jobs: mvn verify" >&2
 mvn -B -q -f stream-jobs/pom.xml verify
 echo "== pytest" >&2
-exec "$IOSCALE_HOME/venv/bin/pytest" "$@"
+if (( $# )); then
+  exec "$IOSCALE_HOME/venv/bin/pytest" "$@"
+fi
+status=0
+"$IOSCALE_HOME/venv/bin/pytest" || status=$?
+# The containers run after the local stack's tests (and after the fixture stopped what it started): the two
+# stacks never compete for the 2 cores.
+echo "== containers" >&2
+scripts/test-containers.sh || status=$?
+exit $status

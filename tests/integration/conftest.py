@@ -1,16 +1,22 @@
-"""Session fixtures: `stack`, the local stack, brought up once (or reused if already running); `sweep` and
+"""Session fixtures: `stack`, the local stack, brought up once (or reused if already running), or with
+IOSCALE_STACK=containers the same topology in containers (containers.py, scripts/test-containers.sh); `sweep` and
 `analysed_sweep`, a short simulated sweep through it (sim_sweep.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+import containers
 from endpoints import StackEndpoints, from_settings, keep_stack, running_components
 from sim_sweep import analysed_sweep, sweep  # noqa: F401  (session fixtures shared by superset/ and report/)
 
 
 @pytest.fixture(scope="session")
-def stack() -> StackEndpoints:
+def stack(tmp_path_factory) -> StackEndpoints:
+    if containers.wanted():
+        with containers.container_stack(tmp_path_factory.mktemp("container-stack")) as endpoints:
+            yield endpoints
+        return
     from ioscale.provision.launcher import Launcher
     from ioscale.stack.settings import load_secrets
 

@@ -1,7 +1,7 @@
 """Where the services under test are, and how to log in: the ONE place integration tests learn it.
 
-`local_stack()` brings up (or reuses) the project's local stack. A container variant (Testcontainers
-with locally built images) only has to return another `StackEndpoints`; no test changes.
+The `stack` fixture (conftest.py) brings up (or reuses) the project's local stack, or with IOSCALE_STACK=containers
+the same topology in containers (containers.py); either way tests get a `StackEndpoints` and need no change.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ class StackEndpoints:
     superset_url: str
     started_here: bool = False
     extra: dict[str, str] = field(default_factory=dict)
+    #: the compose project (containers.ContainerStack) when the stack runs in containers, else None
+    containers: object | None = None
 
     @property
     def clickhouse_http_url(self) -> str:
@@ -39,7 +41,8 @@ class StackEndpoints:
         return SUPERSET_ADMIN_USER, self.secrets["SUPERSET_ADMIN_PASSWORD"]
 
 
-def from_settings(settings: StackSettings, secrets: dict[str, str], started_here: bool) -> StackEndpoints:
+def from_settings(settings: StackSettings, secrets: dict[str, str], started_here: bool,
+                  containers: object | None = None) -> StackEndpoints:
     return StackEndpoints(
         settings=settings,
         secrets=secrets,
@@ -51,6 +54,7 @@ def from_settings(settings: StackSettings, secrets: dict[str, str], started_here
         flink_url=settings.url("flink"),
         superset_url=settings.url("superset"),
         started_here=started_here,
+        containers=containers,
     )
 
 
