@@ -157,3 +157,85 @@ def test_prepare_clears_runtime_caches_only_when_flink_is_down(tmp_path, monkeyp
         assert (c.data / rel).exists() == kept, rel
     assert (c.data / "checkpoints/j1/chk-3/m").exists()
     assert (c.data / "tmp").is_dir() and (c.data / "blobs").is_dir()
+
+
+# -- the JVMs' command lines, captured from the role scripts ---------------------------------------
+# A distribution whose role scripts do what Flink's do in outline: run java for a helper (BashJavaUtils), export
+# what they computed, then exec java with the service class.
+FAKE_ROLE_SCRIPT = """#!/bin/bash
+sized=$("$JAVA_HOME/bin/java" -classpath x org.apache.flink.runtime.util.bash.BashJavaUtils GET_JM_RESOURCE_PARAMS)
+export JVM_ARGS="$sized"
+echo $$ >> "$FLINK_PID_DIR/flink-$FLINK_IDENT_STRING-%(role)s.pid"
+exec "$JAVA_HOME/bin/java" $JVM_ARGS "-Dlog.file=$FLINK_LOG_DIR/%(role)s.log" -classpath lib/* %(cls)s --configDir "$FLINK_CONF_DIR"
+"""
+# The real java's stand-in: answers the helper, and would start the service (which a capture must never do).
+FAKE_JAVA = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/../calls"
+case "$*" in *BashJavaUtils*) echo "-Xmx64m -Xms64m";; *) echo started >> "$(dirname "$0")/../started";; esac
+"""
+
+
+def _fake_distribution(c: FlinkComponent, tmp_path: Path, monkeypatch) -> Path:
+    from ioscale.stack import flink_launch
+
+    home = c.site_dir / "pyflink"
+    (home / "bin").mkdir(parents=True)
+    (home / "lib").mkdir()
+    (home / "lib" / "flink-dist-2.2.1.jar").write_bytes(b"jar")
+    for role, cls in flink_launch.ROLE_CLASSES.items():
+        script = home / "bin" / f"{role}.sh"
+        script.write_text(FAKE_ROLE_SCRIPT % {"role": role, "cls": cls})
+        script.chmod(0o755)
+    jdk = tmp_path / "jdk"
+    (jdk / "bin").mkdir(parents=True)
+    (jdk / "bin" / "java").write_text(FAKE_JAVA)
+    (jdk / "bin" / "java").chmod(0o755)
+    monkeypatch.setenv("JAVA_HOME", str(jdk))
+    return jdk
+
+
+def test_prepare_records_the_jvm_each_role_script_would_exec_and_processes_start_it(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    jdk = _fake_distribution(c, tmp_path, monkeypatch)
+    c.prepare()
+    assert not (jdk / "started").exists()  # the capture never starts a service
+    jm, tm = c.processes()
+    assert jm.argv == [str(jdk / "bin" / "java"), "-Xmx64m", "-Xms64m", f"-Dlog.file={c.settings.log_dir}/jobmanager.log",
+                       "-classpath", "lib/*", "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                       "--configDir", str(c.conf_dir)]
+    assert tm.argv[-3:] == ["org.apache.flink.runtime.taskexecutor.TaskManagerRunner", "--configDir", str(c.conf_dir)]
+    for spec in (jm, tm):
+        assert spec.env["JVM_ARGS"] == "-Xmx64m -Xms64m"       # what the script exported
+        assert spec.env["FLINK_CONF_DIR"] == str(c.conf_dir)  # what the component sets
+        assert spec.env["JAVA_HOME"] == str(jdk)              # the real one, not the capture's stand-in
+        assert spec.env["FLINK_PID_DIR"].startswith(str(c.settings.run_dir))
+        assert not any(k.startswith("IOSCALE_CAPTURE") or k == "IOSCALE_REAL_JAVA" for k in spec.env)
+    # The capture's PID file went with its private directory: the service's own holds none.
+    pid_dir = c.settings.run_dir / "flink"
+    assert not pid_dir.exists() or not list(pid_dir.glob("flink-*.pid"))
+
+
+def test_a_second_prepare_reuses_the_record_and_a_changed_configuration_captures_again(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    jdk = _fake_distribution(c, tmp_path, monkeypatch)
+    c.prepare()
+    helper_calls = len((jdk / "calls").read_text().splitlines())
+    assert helper_calls == 2  # one BashJavaUtils run per role
+    c.prepare()
+    assert len((jdk / "calls").read_text().splitlines()) == helper_calls
+    # A changed input of the scripts: until prepare records again, the scripts start the JVMs (never a stale record).
+    monkeypatch.setenv("FLINK_ENV_JAVA_OPTS", "-Dsomething=else")
+    assert c.processes()[0].argv[0].endswith("bin/jobmanager.sh")
+    c.prepare()
+    assert len((jdk / "calls").read_text().splitlines()) == 2 * helper_calls
+    assert c.processes()[0].argv[0] == str(jdk / "bin" / "java")
+
+
+def test_a_capture_that_fails_leaves_the_scripts_to_start_the_jvms(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    _fake_distribution(c, tmp_path, monkeypatch)
+    (c.site_dir / "pyflink" / "bin" / "taskmanager.sh").write_text("#!/bin/sh\necho no java today >&2; exit 3\n")
+    c.prepare()
+    jm, tm = c.processes()
+    assert jm.argv[0].endswith("bin/jobmanager.sh") and tm.argv[0].endswith("bin/taskmanager.sh")
+    assert not c.launch_record.exists()

@@ -2,14 +2,16 @@
 
 Flink's binary distribution is not on Maven Central, but PyPI's ``apache-flink`` plus
 ``apache-flink-libraries`` (installed with ``--no-deps``) carry a complete one: ``bin/``, ``lib/``
-(with ``flink-dist-*.jar``), ``conf/``. Both processes run ``bin/<role>.sh start-foreground``, which
-``exec``s the JVM in place of the shell, so the PID we record is the JVM's and stopping the process
-group leaves no JVM behind.
+(with ``flink-dist-*.jar``), ``conf/``. Both processes are the JVMs ``bin/<role>.sh start-foreground`` would
+``exec``, started directly from a record of their command lines (``flink_launch``: the scripts' own JVMs cost
+~6 s per restart); without a valid record the scripts run, and ``exec`` the JVM in place of the shell. Either way
+the PID we record is the JVM's and stopping the process group leaves no JVM behind.
 
 Where things live (``<home>`` is ``StackSettings.home``):
 
     <home>/dist/flink/site/pyflink/     the distribution (FLINK_HOME)
     <home>/data/flink/conf/             FLINK_CONF_DIR: config.yaml rendered from stack/flink/config.yaml
+    <home>/data/flink/launch.json       the JVMs' command lines, as the role scripts would run them
     <home>/data/flink/{tmp,web,blobs,work,checkpoints,savepoints}/
     <home>/logs/flink-{jobmanager,taskmanager}.log      console output (WARN and above)
     <home>/logs/flink-ioscale-<service>-0-<host>.log    Flink's full INFO logs (shown in the UI)
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import shutil
 import stat
+import subprocess
 import string
 from pathlib import Path
 from typing import Any
@@ -33,7 +36,7 @@ from ioscale.paths import Subpath
 from ioscale.stack import process
 from ioscale.stack.commands import run_logged
 from ioscale.stack.component import Component, Endpoint, Health
-from ioscale.stack import flink_state
+from ioscale.stack import flink_launch, flink_state
 from ioscale.stack.process import ProcessSpec
 from ioscale.stack.settings import StackSettings
 
@@ -158,6 +161,40 @@ class FlinkComponent(Component):
         self.settings.log_dir.mkdir(parents=True, exist_ok=True)
         write_atomic(self.conf_dir / "config.yaml", rendered)
         write_atomic(self.conf_dir / "log4j-console.properties", (template_dir / "log4j-console.properties").read_text())
+        self._record_launches()
+
+    # -- the JVMs' command lines ---------------------------------------------------------------------
+    launch_record = Subpath("data", "launch.json")
+
+    def _launch_key(self) -> str:
+        return flink_launch.cache_key(self.flink_home, self.conf_dir, self._env(), flink_launch.real_java())
+
+    def _record_launches(self) -> None:
+        """Capture what each role script would exec, once per configuration (~6 s; then 0.01 s)."""
+        if not (self.flink_home / "bin" / "jobmanager.sh").is_file():
+            return
+        try:
+            key = self._launch_key()
+            if flink_launch.load(self.launch_record, key) is not None:
+                return
+            java = flink_launch.real_java()
+            launches = {role: flink_launch.capture(self.flink_home, role, self._env(), self.data / "launch-capture",
+                                                   java, self.data)
+                        for role in flink_launch.ROLE_CLASSES}
+        except (StackError, OSError, subprocess.SubprocessError) as e:
+            # Not a reason to stop: without a record the role scripts start the JVMs, only slower.
+            self.launch_record.unlink(missing_ok=True)
+            self.ui.warn(f"{self.name}: starting the JVMs through Flink's scripts ({e})")
+            return
+        flink_launch.save(self.launch_record, key, launches)
+
+    def launches(self) -> dict[str, flink_launch.Launch] | None:
+        if not self.launch_record.is_file():
+            return None
+        try:
+            return flink_launch.load(self.launch_record, self._launch_key())
+        except (OSError, StackError):
+            return None
 
     def _clear_runtime_caches(self) -> None:
         """With no Flink process running, drop blob caches, spill files and uploads.
@@ -201,11 +238,19 @@ class FlinkComponent(Component):
     def processes(self) -> list[ProcessSpec]:
         bin_dir = self.flink_home / "bin"
         env = self._env()
+        recorded = self.launches() or {}
+
+        def command(role: str) -> tuple[list[str], dict[str, str]]:
+            if role in recorded:
+                return recorded[role].argv, {**env, **recorded[role].env}
+            return [str(bin_dir / f"{role}.sh"), "start-foreground"], env
+
+        jm_argv, jm_env = command("jobmanager")
+        tm_argv, tm_env = command("taskmanager")
         return [
-            self.spec("jobmanager", [str(bin_dir / "jobmanager.sh"), "start-foreground"], env=env, cwd=self.data,
+            self.spec("jobmanager", jm_argv, env=jm_env, cwd=self.data,
                       ports=(self.settings.port("flink"), self.rpc_port), stop_timeout_s=30.0),
-            self.spec("taskmanager", [str(bin_dir / "taskmanager.sh"), "start-foreground"], env=env, cwd=self.data,
-                      stop_timeout_s=30.0),
+            self.spec("taskmanager", tm_argv, env=tm_env, cwd=self.data, stop_timeout_s=30.0),
         ]
 
     # -- REST --------------------------------------------------------------------------------------
