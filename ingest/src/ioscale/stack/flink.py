@@ -186,7 +186,7 @@ class FlinkComponent(Component):
             self.launch_record.unlink(missing_ok=True)
             self.ui.warn(f"{self.name}: starting the JVMs through Flink's scripts ({e})")
             return
-        flink_launch.save(self.launch_record, key, launches)
+        write_atomic(self.launch_record, flink_launch.encode(key, launches))
 
     def launches(self) -> dict[str, flink_launch.Launch] | None:
         if not self.launch_record.is_file():

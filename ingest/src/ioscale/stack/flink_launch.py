@@ -134,8 +134,7 @@ def load(record: Path, key: str) -> dict[str, Launch] | None:
     return {role: Launch(v["argv"], v["env"]) for role, v in data["roles"].items()}
 
 
-def save(record: Path, key: str, launches: dict[str, Launch]) -> None:
-    tmp = record.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"key": key, "roles": {r: {"argv": la.argv, "env": la.env}
-                                                     for r, la in launches.items()}}, indent=1))
-    tmp.replace(record)
+def encode(key: str, launches: dict[str, Launch]) -> str:
+    """The record's text, for ``load``."""
+    return json.dumps({"key": key, "roles": {r: {"argv": la.argv, "env": la.env} for r, la in launches.items()}},
+                      indent=1)
