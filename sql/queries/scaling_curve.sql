@@ -23,8 +23,10 @@
 --   load_axis                   total-outstanding | vm-count | workers | queue-depth | step
 --   steady_s                    seconds of steady state the figures cover
 --   steady_usable               false when the job found no trustworthy steady state (see steady_reason)
---   iops                        I/Os completed per second, all sources
+--   iops                        I/Os completed per second, all sources (PORT basis: frames/s where counted)
 --   mb_per_s                    payload throughput, 10^6 bytes/s
+--   throughput_basis            IO: the I/O samples | PORT: a run without I/O samples (a network test), measured
+--                               by its whole ports' payload; its curve, verdict and USL fit judge mb_per_s
 --   mean_latency_us             exact mean latency, microseconds
 --   p99_us                      99th percentile of every I/O of the steady state, microseconds (exact over buckets)
 --   p99_999_us                  99.999th percentile, microseconds; the exact max when too_few
@@ -62,6 +64,7 @@ SELECT
     steady_usable,
     round(iops, 1)                          AS iops,
     round(mb_per_s, 2)                      AS mb_per_s,
+    throughput_basis,
     round(latency_mean_ns / 1e3, 3)         AS mean_latency_us,
     round(p99_ns / 1e3, 3)                  AS p99_us,
     round(p99_999_ns / 1e3, 3)              AS p99_999_us,

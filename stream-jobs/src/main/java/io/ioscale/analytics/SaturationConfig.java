@@ -32,6 +32,12 @@ public record SaturationConfig(ThroughputMetric metric, double marginalGainRatio
         Ranges.requireRange(WHAT, LITTLES_LAW_TOLERANCE, littlesLawTolerance, 0, 10);
     }
 
+    /** The same thresholds, judging {@code other}'s throughput. */
+    public SaturationConfig withMetric(ThroughputMetric other) {
+        return new SaturationConfig(other, marginalGainRatio, minEfficiency, minLatencyGrowthPct, portUtilizationPct,
+                cpuUtilizationPct, littlesLawTolerance);
+    }
+
     public static SaturationConfig defaults() {
         return new SaturationConfig(ThroughputMetric.IOPS, 0.25, 0.50, 10, 95, 90, LittlesLaw.DEFAULT_TOLERANCE);
     }

@@ -16,6 +16,8 @@ import java.util.Optional;
  *   stalled   = marginalGainRatio &lt; marginal-gain-ratio   OR   scalingEfficiency &lt; min-efficiency
  *   saturated = stalled AND latencyGrowthPct &gt; min-latency-growth-pct
  * </pre>
+ * A step without latency (a network test: payload only) that stalls is SATURATED when its hottest port or
+ * host CPU is at its limit (attributed as below), else UNDETERMINED.
  * Stalled without latency growth is UNDETERMINED (the load did not add work: a generator limit or a
  * mislabelled step), not saturation. The first step, a step whose load did not increase, and unknown figures
  * are UNDETERMINED. A step that is not stalled is SCALING.
@@ -110,8 +112,11 @@ public final class SaturationDetector implements Serializable {
                     "scaling: " + growth, hotPort, hotCpu);
         }
         if (Double.isNaN(p.latencyGrowthPct())) {
-            return verdict(p, SaturationVerdict.Status.UNDETERMINED, SaturationVerdict.Bottleneck.NONE,
-                    "throughput stalled (" + growth + ") but the mean latency is unknown", hotPort, hotCpu);
+            // No latency (a network test measures payload only): a resource at its limit is the evidence instead.
+            String stalled = "throughput stalled (" + growth + "), mean latency unknown";
+            return atLimit(p, hotPort, hotCpu, stalled).orElseGet(() -> verdict(p,
+                    SaturationVerdict.Status.UNDETERMINED, SaturationVerdict.Bottleneck.NONE,
+                    stalled + " and no port or CPU at its limit", hotPort, hotCpu));
         }
         String latency = f("mean latency %+.1f%% (%s -> %s)", p.latencyGrowthPct(),
                 latencyText(p.step().meanLatencyNs() / (1 + p.latencyGrowthPct() / 100)),
@@ -123,22 +128,9 @@ public final class SaturationDetector implements Serializable {
                     hotPort, hotCpu);
         }
         String signature = "throughput stalled: " + growth + " while " + latency;
-        if (hotPort != null && hotPort.utilizationPct() >= config.portUtilizationPct()) {
-            return verdict(p, SaturationVerdict.Status.SATURATED, SaturationVerdict.Bottleneck.PORT,
-                    f("port %s at %.1f%% of its %.1f MB/s payload rate (%.1f MB/s, >= %s%%); ", hotPort.name(),
-                            hotPort.utilizationPct(), hotPort.capacityBytesPerS() / 1e6, hotPort.bytesPerS() / 1e6,
-                            Ranges.fmt(config.portUtilizationPct())) + signature,
-                    hotPort, hotCpu);
-        }
-        if (hotCpu != null && hotCpu.utilizationPct() >= config.cpuUtilizationPct()) {
-            return verdict(p, SaturationVerdict.Status.SATURATED, SaturationVerdict.Bottleneck.CPU,
-                    f("host %s CPU at %.1f%%%s (>= %s%%)%s; ", hotCpu.host(), hotCpu.utilizationPct(),
-                            hotCpu.logicalProcessors() > 0 ? " of " + hotCpu.logicalProcessors()
-                                    + " logical processors" : "",
-                            Ranges.fmt(config.cpuUtilizationPct()),
-                            Double.isNaN(s.interruptsPerS()) ? "" : f(", %.0f interrupts/s", s.interruptsPerS()))
-                            + signature,
-                    hotPort, hotCpu);
+        Optional<SaturationVerdict> resource = atLimit(p, hotPort, hotCpu, signature);
+        if (resource.isPresent()) {
+            return resource.get();
         }
         String ports = hotPort == null ? "no port figures"
                 : f("no port >= %s%% (hottest %s %.1f%%)", Ranges.fmt(config.portUtilizationPct()),
@@ -152,6 +144,26 @@ public final class SaturationDetector implements Serializable {
                         p.throughputGainPct(), Double.isInfinite(ratio) ? "inf" : f("%.1f", ratio), ports, cpus)
                         + signature,
                 hotPort, hotCpu);
+    }
+
+    /** SATURATED at the hottest port, else the hottest host's CPU, if it is at its limit; {@code why} follows. */
+    private Optional<SaturationVerdict> atLimit(ScalingPoint p, PortLoad port, HostCpu cpu, String why) {
+        if (port != null && port.utilizationPct() >= config.portUtilizationPct()) {
+            return Optional.of(verdict(p, SaturationVerdict.Status.SATURATED, SaturationVerdict.Bottleneck.PORT,
+                    f("port %s at %.1f%% of its %.1f MB/s payload rate (%.1f MB/s, >= %s%%); ", port.name(),
+                            port.utilizationPct(), port.capacityBytesPerS() / 1e6, port.bytesPerS() / 1e6,
+                            Ranges.fmt(config.portUtilizationPct())) + why, port, cpu));
+        }
+        if (cpu != null && cpu.utilizationPct() >= config.cpuUtilizationPct()) {
+            double interrupts = p.step().interruptsPerS();
+            return Optional.of(verdict(p, SaturationVerdict.Status.SATURATED, SaturationVerdict.Bottleneck.CPU,
+                    f("host %s CPU at %.1f%%%s (>= %s%%)%s; ", cpu.host(), cpu.utilizationPct(),
+                            cpu.logicalProcessors() > 0 ? " of " + cpu.logicalProcessors() + " logical processors"
+                                    : "",
+                            Ranges.fmt(config.cpuUtilizationPct()),
+                            Double.isNaN(interrupts) ? "" : f(", %.0f interrupts/s", interrupts)) + why, port, cpu));
+        }
+        return Optional.empty();
     }
 
     private static SaturationVerdict verdict(ScalingPoint p, SaturationVerdict.Status status,

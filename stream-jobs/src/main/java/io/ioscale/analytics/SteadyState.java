@@ -1,5 +1,6 @@
 package io.ioscale.analytics;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -63,6 +64,28 @@ public final class SteadyState {
      */
     public static SteadyStateWindow choose(List<FleetSecond> series, long stepStartMs, long stepEndMs,
                                            SteadyStateConfig config) {
+        return choose(series, stepStartMs, stepEndMs, config, ThroughputMetric.IOPS);
+    }
+
+    /**
+     * As {@link #choose(List, long, long, SteadyStateConfig)}, judged on {@code metric}'s series: a network step
+     * has no I/Os, only the payload its ports moved (MB/s).
+     */
+    public static SteadyStateWindow choose(List<FleetSecond> series, long stepStartMs, long stepEndMs,
+                                           SteadyStateConfig config, ThroughputMetric metric) {
+        if (metric == ThroughputMetric.IOPS) {
+            return chooseOnFirstRate(series, stepStartMs, stepEndMs, config, "IOPS");
+        }
+        List<FleetSecond> rates = new ArrayList<>(series.size());
+        for (FleetSecond s : series) {
+            rates.add(new FleetSecond(s.tsMs(), s.mbPerS(), s.mbPerS(), s.meanLatencyNs()));
+        }
+        return chooseOnFirstRate(rates, stepStartMs, stepEndMs, config, "MB/s");
+    }
+
+    /** The window, judged on each second's {@code iops()} field, named {@code unit} in the detail. */
+    private static SteadyStateWindow chooseOnFirstRate(List<FleetSecond> series, long stepStartMs, long stepEndMs,
+                                                       SteadyStateConfig config, String unit) {
         int n = series.size();
         for (int i = 1; i < n; i++) {
             if (series.get(i).tsMs() <= series.get(i - 1).tsMs()) {
@@ -132,11 +155,11 @@ public final class SteadyState {
                 why.insert(0, reason == SteadyStateWindow.Reason.TOO_SHORT
                         ? (hi - lo) + " s is shorter than the " + config.windowS() + " s detection window; "
                         : "no " + config.windowS() + " s window with CV <= " + config.maxCv() + " within "
-                                + pct(config.levelTolerance()) + " of the reference " + fmt(reference) + " IOPS; ");
+                                + pct(config.levelTolerance()) + " of the reference " + fmt(reference) + " " + unit + "; ");
             } else {
                 reason = SteadyStateWindow.Reason.DETECTED;
                 why.insert(0, "ramp-up detected: first steady " + config.windowS() + " s window starts at second "
-                        + (from - fullFrom) + " of the step (reference " + fmt(reference) + " IOPS); ");
+                        + (from - fullFrom) + " of the step (reference " + fmt(reference) + " " + unit + "); ");
             }
         }
         // 5. length

@@ -15,6 +15,10 @@ import java.util.List;
  */
 public class StepRow implements ResultRow {
     public static final String TABLE = "scaling_curves";
+    /** {@link #throughputBasis}: the step's I/O samples. */
+    public static final String IO_BASIS = "IO";
+    /** {@link #throughputBasis}: a step without I/O samples (a network test), measured by its ports' payload. */
+    public static final String PORT_BASIS = "PORT";
 
     public String runId = "";
     public String scenario = "";
@@ -42,6 +46,8 @@ public class StepRow implements ResultRow {
     public long bytes;
     public double iops;
     public double mbPerS;
+    /** What ops, bytes, iops and mb_per_s count: {@link #IO_BASIS} or {@link #PORT_BASIS}. */
+    public String throughputBasis = IO_BASIS;
     public double outstandingIos = Double.NaN;
     public long latencyCount;
     public long latencySumNs;
@@ -129,6 +135,7 @@ public class StepRow implements ResultRow {
                 .uint64("bytes", bytes)
                 .float64("iops", iops)
                 .float64("mb_per_s", mbPerS)
+                .lowCardinality("throughput_basis", throughputBasis)
                 .nullableFloat64("outstanding_ios", outstandingIos)
                 .uint64("latency_count", latencyCount)
                 .uint64("latency_sum_ns", latencySumNs)

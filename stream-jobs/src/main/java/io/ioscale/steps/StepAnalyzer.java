@@ -37,6 +37,11 @@ import org.apache.flink.util.OutputTag;
  * Everything is kept per second of the run ({@link SecondState}), so the steady state can be chosen after the
  * fact and re-chosen when late seconds arrive.
  *
+ * <p>A run without I/O samples (a network test: iperf3, NIC counters) is measured by the payload of its whole
+ * ports ({@link StepSecond#ofPorts}): there its port samples play the fleet seconds' part below (series, late
+ * seconds, the idle check), and a step closes on this operator's watermark alone. A run is one or the other from
+ * its first fleet second on; until then its steps' live verdicts come from the ports.
+ *
  * <h2>When rows are emitted (event time, and the wall clock when the topics go quiet)</h2>
  * <ul>
  *   <li>Live, while a step runs: each time the step has {@code liveEvalEveryS} more complete seconds, its
@@ -179,6 +184,20 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
                     ctx.timerService().currentProcessingTime());
         }
         long second = Math.floorDiv(in.tsMs(), SECOND_MS) * SECOND_MS;
+        FleetRollupRow replaced = addToSecond(second, in, ctx);
+        if (in.port != null) {
+            onPortSecond(second, ctx, out);
+        }
+        if (in.fleet != null) {
+            onFleetSecond(second, in.fleet, replaced, ctx, out);
+        }
+    }
+
+    /**
+     * Keeps the input in its second. A fleet row replaces the one of its step that second had (a re-fired window, or
+     * the final row after a provisional one): that one is returned.
+     */
+    private FleetRollupRow addToSecond(long second, StepInput in, Context ctx) throws Exception {
         SecondState st = seconds.get(second);
         if (st == null) {
             st = new SecondState();
@@ -194,7 +213,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
                 }
             }
             if (replaced != null) {
-                st.io.remove(replaced); // a re-fired window (or the final row after a provisional one) replaces it
+                st.io.remove(replaced);
             }
             st.io.add(in.fleet);
         } else if (in.cpu != null) {
@@ -203,10 +222,12 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             st.port.add(in.port);
         }
         seconds.put(second, st);
-        if (in.fleet == null) {
-            return;
-        }
-        int stepIndex = in.fleet.stepIndex >= 0 ? in.fleet.stepIndex : stepContaining(second);
+        return replaced;
+    }
+
+    private void onFleetSecond(long second, FleetRollupRow fleet, FleetRollupRow replaced, Context ctx,
+                               Collector<StepRow> out) throws Exception {
+        int stepIndex = fleet.stepIndex >= 0 ? fleet.stepIndex : stepContaining(second);
         if (stepIndex < 0) {
             return;
         }
@@ -219,11 +240,38 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             return;
         }
         if (step.finalized) {
-            if (replaced == null || replaced.version() != in.fleet.version()) {
+            if (replaced == null || replaced.version() != fleet.version()) {
                 finalizeStep(step, ctx, out); // a late second: re-evaluate, the new row replaces the old
             } // else the final row of a second the step was finalized with (from its early row): nothing new
         } else {
             ctx.timerService().registerEventTimeTimer(second + SECOND_MS - 1); // judged live once complete
+        }
+    }
+
+    /**
+     * A whole-port sample. In a run without I/O samples (a network test) the ports' payload is what its steps
+     * measure: the sample counts as the run's progress, re-evaluates a finalized step like a late fleet second, or
+     * gets its second judged live. In other runs the port samples only ride along with the fleet seconds.
+     */
+    private void onPortSecond(long second, Context ctx, Collector<StepRow> out) throws Exception {
+        RunInfo info = run.value();
+        if (info == null) {
+            info = new RunInfo();
+        }
+        if (info.sawIo) {
+            return;
+        }
+        info.lastFleetArrivalMs = ctx.timerService().currentProcessingTime();
+        run.update(info);
+        int stepIndex = stepContaining(second);
+        StepInfo step = stepIndex < 0 ? null : steps.get(stepIndex);
+        if (step == null || step.closed) {
+            return;
+        }
+        if (step.finalized) {
+            finalizeStep(step, ctx, out);
+        } else {
+            ctx.timerService().registerEventTimeTimer(second + SECOND_MS - 1);
         }
     }
 
@@ -237,6 +285,7 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
             info = new RunInfo();
         }
         info.lastFleetArrivalMs = nowMs;
+        info.sawIo = true;
         boolean advanced = fleetWatermarkMs > info.fleetWatermarkMs;
         if (advanced) {
             info.fleetWatermarkMs = fleetWatermarkMs;
@@ -264,7 +313,8 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         long due = s.endMs + settings.allowedLatenessMs();
         // A fleet row of the step's last second is emitted while the fleet watermark is below
         // (end - 1) + lateness, so a stamp at or past that means none can follow.
-        return due <= watermark && info != null && info.fleetWatermarkMs >= due - 1;
+        // A run without I/O samples has no fleet stream to wait for.
+        return due <= watermark && info != null && (info.fleetWatermarkMs >= due - 1 || !info.sawIo);
     }
 
     private int stepContaining(long second) throws Exception {
@@ -507,8 +557,29 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
                 out.add(agg);
             }
         }
+        if (out.isEmpty() && !sawIo()) {
+            return portSeries(firstSecond, endMs);
+        }
         out.sort(Comparator.comparingLong(a -> a.tsMs));
         return out;
+    }
+
+    /** A run without I/O samples (a network test): its seconds in [firstSecond, end) with whole-port samples. */
+    private List<StepSecond> portSeries(long firstSecond, long endMs) throws Exception {
+        List<StepSecond> out = new ArrayList<>();
+        for (Map.Entry<Long, SecondState> e : seconds.entries()) {
+            long sec = e.getKey();
+            if (sec >= firstSecond && sec < endMs && !e.getValue().port.isEmpty()) {
+                out.add(StepSecond.ofPorts(sec, e.getValue().cpu, e.getValue().port));
+            }
+        }
+        out.sort(Comparator.comparingLong(a -> a.tsMs));
+        return out;
+    }
+
+    private boolean sawIo() throws Exception {
+        RunInfo info = run.value();
+        return info != null && info.sawIo;
     }
 
     // ------------------------------------------------------------------------------------------- state types
@@ -545,8 +616,10 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         public long endMs = StepInfo.UNKNOWN;
         /** The highest {@link StepInput#fleetWatermarkMs} seen for the run. */
         public long fleetWatermarkMs = Long.MIN_VALUE;
-        /** When (wall clock) the run's latest fleet second arrived. */
+        /** When (wall clock) the run's latest fleet second (in a run without I/O: whole-port sample) arrived. */
         public long lastFleetArrivalMs = StepInfo.UNKNOWN;
+        /** Whether the run has I/O samples (fleet seconds); a run without is measured by its ports' payload. */
+        public boolean sawIo;
         /** When the run's pending idle check is due (wall clock); UNKNOWN: none pending. */
         public long idleCheckMs = StepInfo.UNKNOWN;
 

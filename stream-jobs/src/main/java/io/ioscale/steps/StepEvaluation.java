@@ -56,6 +56,11 @@ import java.util.TreeMap;
  * cover in it: for whole-step samples, their I/Os over the time from the first start to the last end, as the
  * raw curve ({@code scaling_curve_raw}) takes them over the step's measured window. VMs that start a few
  * seconds apart therefore count a little under the sum of their own rates.
+ *
+ * <h2>Network steps</h2>
+ * A step of seconds built from its ports ({@link StepSecond#ofPorts}: a run without I/O samples) has the same
+ * row with the payload for bytes and MB/s (throughput_basis PORT), no latency; its steady state, scaling curve,
+ * verdict and USL fit judge MB/s, whatever metric the I/O steps are judged on.
  */
 final class StepEvaluation implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -70,18 +75,33 @@ final class StepEvaluation implements Serializable {
 
     private final StepAnalysisConfig settings;
     private final SaturationDetector detector;
+    /** For steps measured by their ports' payload (network tests), which have no I/Os: judged on MB/s. */
+    private final SaturationDetector portDetector;
 
     StepEvaluation(StepAnalysisConfig settings) {
         this.settings = settings;
         this.detector = new SaturationDetector(settings.saturation());
+        this.portDetector = new SaturationDetector(settings.saturation().withMetric(ThroughputMetric.MB_PER_S));
+    }
+
+    /** Whether the step's figures are its ports' payload: it has no I/O samples ({@link StepSecond#ofPorts}). */
+    static boolean portBasis(List<StepSecond> series) {
+        return !series.isEmpty() && series.get(0).portBasis;
+    }
+
+    /** The throughput a step of {@code series} is judged on: the configured metric, MB/s for a network step. */
+    private ThroughputMetric metric(boolean portBasis) {
+        return portBasis ? ThroughputMetric.MB_PER_S : settings.saturation().metric();
     }
 
     // ------------------------------------------------------------------------------------------- window
 
     /** The steady window of a step whose seconds are {@code series} (ascending), within [fromMs, toMs). */
     static SteadyStateWindow window(List<StepSecond> series, long fromMs, long toMs, SteadyStateConfig config) {
+        // A network step has no I/Os: its steady state is judged on the payload (I/O steps keep IOPS).
+        ThroughputMetric judged = portBasis(series) ? ThroughputMetric.MB_PER_S : ThroughputMetric.IOPS;
         if (!coarse(series)) {
-            return SteadyState.choose(fleetSeconds(series), fromMs, toMs, config);
+            return SteadyState.choose(fleetSeconds(series), fromMs, toMs, config, judged);
         }
         long start = Long.MAX_VALUE;
         long end = Long.MIN_VALUE;
@@ -96,7 +116,7 @@ final class StepEvaluation implements Serializable {
                     "%d sample start(s), each spanning at least %.1f s of the %.1f s they cover: the tool's measured "
                             + "window is the steady state", series.size(), shortest / 1000.0, (end - start) / 1000.0));
         }
-        SteadyStateWindow w = SteadyState.choose(spread(series, start, end), fromMs, toMs, config);
+        SteadyStateWindow w = SteadyState.choose(spread(series, start, end), fromMs, toMs, config, judged);
         return new SteadyStateWindow(w.fromIndex(), w.toIndex(), w.startMs(), w.endMs(), w.reason(), w.cv(),
                 "samples of up to " + maxSpanMs(series) / 1000.0 + " s, spread over the seconds they cover; "
                         + w.detail());
@@ -172,6 +192,8 @@ final class StepEvaluation implements Serializable {
         row.scenario = scenario;
         row.stepIndex = step.stepIndex;
         row.stepLabel = step.label;
+        boolean ports = portBasis(series);
+        row.throughputBasis = ports ? StepRow.PORT_BASIS : StepRow.IO_BASIS;
         row.loadAxis = settings.loadAxis().key();
         row.load = settings.loadAxis().of(step.load, step.stepIndex);
         if (step.load != null) {
@@ -248,9 +270,10 @@ final class StepEvaluation implements Serializable {
             summaries.add(summaryOf(r));
         }
         summaries.add(summaryOf(row));
-        ScalingCurve curve = detector.curve(summaries);
+        SaturationDetector judge = ports ? portDetector : detector;
+        ScalingCurve curve = judge.curve(summaries);
         ScalingPoint point = curve.latest();
-        SaturationVerdict verdict = detector.assess(point);
+        SaturationVerdict verdict = judge.assess(point);
         row.loadIncreasePct = point.loadIncreasePct();
         row.throughputGainPct = point.throughputGainPct();
         row.marginalGainRatio = point.marginalGainRatio();
@@ -478,10 +501,11 @@ final class StepEvaluation implements Serializable {
         double[] n = new double[rows.size()];
         double[] x = new double[rows.size()];
         long samples = 0;
+        ThroughputMetric metric = metric(!rows.isEmpty() && StepRow.PORT_BASIS.equals(rows.get(0).throughputBasis));
         for (int i = 0; i < n.length; i++) {
             StepRow r = rows.get(i);
             n[i] = r.load;
-            x[i] = settings.saturation().metric() == ThroughputMetric.IOPS ? r.iops : r.mbPerS;
+            x[i] = metric == ThroughputMetric.IOPS ? r.iops : r.mbPerS;
             samples += r.stepSamples;
         }
         UslFit fit = UslFit.fit(n, x);
@@ -489,7 +513,7 @@ final class StepEvaluation implements Serializable {
         row.runId = runId;
         row.throughStep = throughStep;
         row.points = fit.points();
-        row.metric = settings.saturation().metric().key();
+        row.metric = metric.key();
         row.loadAxis = settings.loadAxis().key();
         row.fitted = fit.fitted();
         row.reason = fit.reason();

@@ -5,6 +5,8 @@ import io.ioscale.records.FleetRollupRow;
 import io.ioscale.records.PortSample;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One second of one step: the fleet rows of the samples that started in it (the step's own and those of
@@ -33,11 +35,44 @@ final class StepSecond {
     double mbPerS;
     /** The longest span of the second's rows: 1 s for per-second samples. */
     long spanMs = StepAnalyzer.SECOND_MS;
+    /** Whether the figures are the whole ports' payload ({@link #ofPorts}), not I/O samples'. */
+    boolean portBasis;
 
     StepSecond(long tsMs, List<CpuSample> cpu, List<PortSample> port) {
         this.tsMs = tsMs;
         this.cpu = cpu;
         this.port = port;
+    }
+
+    /**
+     * A second of a step without I/O samples (a network test): its throughput is the payload its whole ports
+     * moved, the larger direction over all ports of a kind, the busiest kind. So a one-way test counts its bytes
+     * once whether one end or both ends were recorded, and a host NIC with the virtual NICs behind it is not added
+     * to them; both directions of a bidirectional test count when both ends were recorded. Frames stand for I/Os
+     * where the samples count them (UDP datagrams); there is no latency.
+     */
+    static StepSecond ofPorts(long tsMs, List<CpuSample> cpu, List<PortSample> port) {
+        StepSecond s = new StepSecond(tsMs, cpu, port);
+        s.portBasis = true;
+        Map<String, long[]> byKind = new TreeMap<>(); // kind -> rx bytes, tx bytes, rx frames, tx frames
+        for (PortSample p : port) {
+            long[] k = byKind.computeIfAbsent(p.kind, x -> new long[4]);
+            k[0] += p.rxBytes;
+            k[1] += p.txBytes;
+            k[2] += p.rxFrames;
+            k[3] += p.txFrames;
+            s.samples++;
+            s.spanMs = Math.max(s.spanMs, p.intervalMs);
+        }
+        for (long[] k : byKind.values()) {
+            if (Math.max(k[0], k[1]) > s.bytes) {
+                s.bytes = Math.max(k[0], k[1]);
+                s.ops = Math.max(k[2], k[3]);
+            }
+        }
+        s.iops = s.ops * 1000.0 / s.spanMs;
+        s.mbPerS = s.bytes / 1e6 * 1000.0 / s.spanMs;
+        return s;
     }
 
     /** A second of I/O only (tests). */

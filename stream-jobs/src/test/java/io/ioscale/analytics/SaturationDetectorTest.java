@@ -168,8 +168,33 @@ class SaturationDetectorTest {
                 StepSummary.builder(1, 2).iops(101_000).build());
         SaturationVerdict v = detector.assessLatest(noLatency);
         assertThat(v.status()).isEqualTo(Status.UNDETERMINED);
-        assertThat(v.evidence()).contains("mean latency is unknown");
+        assertThat(v.evidence()).contains("mean latency unknown").contains("no port or CPU at its limit");
         assertThatThrownBy(() -> detector.assessLatest(List.of())).hasMessageContaining("no step");
+    }
+
+    @Test
+    void aNetworkStepWithoutLatencyIsSaturatedByAFullLinkOrABusyHost() {
+        // iperf3 -P 1, 2, 4 on 10 GbE: 4.7, 9.3, 9.4 Gbit/s of payload; no latency figures.
+        SaturationDetector mb =
+                new SaturationDetector(SaturationConfig.defaults().withMetric(ThroughputMetric.MB_PER_S));
+        List<StepSummary> link = List.of(
+                StepSummary.builder(0, 1).mbPerS(587.5).port("h", "eth0", Direction.TX, 587.5e6, 1187.5e6).build(),
+                StepSummary.builder(1, 2).mbPerS(1162.5).port("h", "eth0", Direction.TX, 1162.5e6, 1187.5e6).build(),
+                StepSummary.builder(2, 4).mbPerS(1175).port("h", "eth0", Direction.TX, 1175e6, 1187.5e6).build());
+        List<SaturationVerdict> v = mb.assessAll(link);
+        assertThat(v).extracting(SaturationVerdict::status)
+                .containsExactly(Status.UNDETERMINED, Status.SCALING, Status.SATURATED);
+        assertThat(v.get(2).bottleneck()).isEqualTo(Bottleneck.PORT);
+        assertThat(v.get(2).evidence()).contains("port h/eth0").contains("98.9%").contains("MB/s +1.1%")
+                .contains("mean latency unknown");
+
+        List<StepSummary> cpu = List.of(
+                StepSummary.builder(0, 1).mbPerS(300).cpu("h", 55, 2).build(),
+                StepSummary.builder(1, 2).mbPerS(310).cpu("h", 97, 2).build());
+        SaturationVerdict c = mb.assessLatest(cpu);
+        assertThat(c.status()).isEqualTo(Status.SATURATED);
+        assertThat(c.bottleneck()).isEqualTo(Bottleneck.CPU);
+        assertThat(c.evidence()).contains("host h CPU at 97.0% of 2 logical processors");
     }
 
     @Test

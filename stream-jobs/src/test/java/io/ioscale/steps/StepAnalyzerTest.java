@@ -208,6 +208,66 @@ class StepAnalyzerTest {
         });
     }
 
+    /**
+     * An iperf3-like second with no I/O samples: the client's port sent and the server's port received {@code pct} %
+     * of a 1 Gbps link, 1 s per sample; a UDP test counts {@code frames} datagrams.
+     */
+    private void networkSecond(int index, int sec, double pct, long frames) throws Exception {
+        long ts = index * STEP_MS + sec * 1000L;
+        long bytes = (long) (125e6 * pct / 100);
+        PortSample client = TestData.port(RUN, index, ts, "h1", "client", "NIC", 1_000_000_000L, 0, bytes);
+        PortSample server = TestData.port(RUN, index, ts, "h2", "server", "NIC", 1_000_000_000L, bytes, 0);
+        client.txFrames = frames;
+        server.rxFrames = frames;
+        for (PortSample p : List.of(client, server)) {
+            p.capacityBytesPerS = 125e6;
+            p.capacitySource = "link_speed";
+            h.processElement2(new StreamRecord<>(StepInput.of(p), ts + 999));
+        }
+    }
+
+    @Test
+    void aRunWithoutIoSamplesIsMeasuredByItsPortsPayloadAndSaturatesAtTheLink() throws Exception {
+        double[] pct = {40, 80, 97};
+        for (int i = 0; i < 3; i++) {
+            step(i, 1 << i); // 1, 2, 4 streams
+            for (int sec = 0; sec < 30; sec++) {
+                networkSecond(i, sec, pct[i], 1000);
+            }
+            endStep(i);
+            watermark((i + 1) * STEP_MS);
+        }
+        List<StepRow> rows = rows();
+        assertThat(rows).extracting(r -> r.stepIndex).containsExactly(0, 1, 2);
+        assertThat(rows).allSatisfy(r -> {
+            assertThat(r.throughputBasis).isEqualTo(StepRow.PORT_BASIS);
+            assertThat(r.steadySeconds).isEqualTo(28);   // the configured 2 s ramp-up left out
+            assertThat(r.iops).isCloseTo(1000, within(1e-9)); // frames, counted once for the two ends
+            assertThat(r.latencyCount).isZero();
+            assertThat(r.stepSamples).isEqualTo(60);
+        });
+        // 40 % of 125 MB/s, counted once although both ends were recorded.
+        assertThat(rows.get(0).mbPerS).isCloseTo(50, within(1e-9));
+        assertThat(rows.get(0).bytes).isEqualTo(28 * 50_000_000L);
+        assertThat(rows.get(1).saturationStatus).isEqualTo("SCALING");
+        assertThat(rows.get(2).saturationStatus).isEqualTo("SATURATED");
+        assertThat(rows.get(2).saturationBottleneck).isEqualTo("PORT");
+        assertThat(rows.get(2).saturationEvidence).contains("MB/s +21.2%").contains("mean latency unknown");
+        assertThat(rows.get(2).portMaxUtilizationPct).isCloseTo(97, within(1e-6));
+        ConcurrentLinkedQueue<StreamRecord<UslFitRow>> usl = h.getSideOutput(StepAnalyzer.USL_FITS);
+        assertThat(usl).allSatisfy(u -> assertThat(u.getValue().metric).isEqualTo("mb-per-s"));
+        assertThat(alerts()).extracting(a -> a.getValue().phase).containsExactly(AlertRow.LIVE, AlertRow.FINAL);
+
+        // The step closes on the watermark alone (no fleet stream to wait for): a second within the lateness
+        // re-evaluates it, one after is ignored.
+        networkSecond(2, 29, 50, 1000); // two samples, one row each: the last replaces the others
+        assertThat(rows()).hasSize(5);
+        assertThat(rows().get(4).stepSamples).isEqualTo(62);
+        watermark(3 * STEP_MS + LATENESS_MS);
+        networkSecond(2, 28, 50, 1000);
+        assertThat(rows()).hasSize(5);
+    }
+
     @Test
     void aLateSecondWithinTheLatenessReplacesTheRowAndLaterOnesAreIgnored() throws Exception {
         step(0, 1);
