@@ -26,6 +26,9 @@
 --   job's choice of steady state. A step with STEP_ENDED and samples in its seconds but no row is expected
 --   to have one (the job writes a row for every ended step with I/O); its start is STEP_STARTED's time, else
 --   STEP_ENDED's start_ts (without either, samples of no step are not counted for it).
+--   A network test's rows (throughput_basis PORT: a run without I/O samples) count its whole-port samples
+--   (queue = -1) by time, whatever their step; ops are frames as the job counts them: per second, the larger
+--   direction of the port kind that moved the most bytes.
 --   The raw side is read once (io_samples FINAL: a redelivered sample counts once), summed per step and
 --   second, and kept as an array (a scalar subquery runs once; a CTE used twice would read io_samples twice).
 --   Result tables read with FINAL: a window re-emitted with more data replaces its earlier row.
@@ -41,13 +44,27 @@ WITH
             GROUP BY step_index, second
         )
     ) AS raw_seconds,
+    (
+        SELECT groupArray((-1, second, samples, ops))
+        FROM (
+            SELECT second, sum(n) AS samples, argMax(frames, bytes) AS ops
+            FROM (
+                SELECT toStartOfSecond(ts) AS second, kind, count() AS n, greatest(sum(rx_bytes), sum(tx_bytes)) AS bytes,
+                       greatest(sum(rx_frames), sum(tx_frames)) AS frames
+                FROM ioscale.port_samples FINAL
+                WHERE run_id = {run_id:String} AND queue = -1
+                GROUP BY second, kind
+            )
+            GROUP BY second
+        )
+    ) AS port_seconds,
     raw_steps AS (
         SELECT t.1 AS step_index, sum(t.3) AS samples, sum(t.4) AS ops
         FROM (SELECT arrayJoin(raw_seconds) AS t)
         GROUP BY step_index
     ),
     curves AS (
-        SELECT step_index, step_start, step_end, steady_start, steady_end, step_samples, ops
+        SELECT step_index, step_start, step_end, steady_start, steady_end, step_samples, ops, throughput_basis
         FROM ioscale.scaling_curves FINAL
         WHERE run_id = {run_id:String}
     ),
@@ -73,20 +90,22 @@ WITH
         SELECT 'scaling_curves', step_index, arraySum(t -> t.3, step_seconds), arraySum(t -> t.4, steady_seconds)
         FROM (
             SELECT step_index,
+                   if(throughput_basis = 'PORT', port_seconds, raw_seconds) AS seconds,
                    arrayFilter(t -> (t.1 = step_index OR t.1 = -1)
-                                    AND t.2 >= toStartOfSecond(step_start) AND t.2 < step_end, raw_seconds) AS step_seconds,
+                                    AND t.2 >= toStartOfSecond(step_start) AND t.2 < step_end, seconds) AS step_seconds,
                    arrayFilter(t -> (t.1 = step_index OR t.1 = -1)
-                                    AND t.2 >= steady_start AND t.2 < steady_end, raw_seconds) AS steady_seconds
+                                    AND t.2 >= steady_start AND t.2 < steady_end, seconds) AS steady_seconds
             FROM curves
         )
         UNION ALL
-        -- ... and an ended step with I/O but no row: the whole step.
+        -- ... and an ended step with I/O (in a run without I/O samples: port samples) but no row: the whole step.
         SELECT 'scaling_curves', step_index, samples, ops
         FROM (
             SELECT step_index,
                    arrayFilter(t -> (t.1 = step_index OR (t.1 = -1 AND started IS NOT NULL))
                                     AND t.2 >= toStartOfSecond(coalesce(started, toDateTime64(0, 3, 'UTC')))
-                                    AND t.2 < ended_at, raw_seconds) AS step_seconds,
+                                    AND t.2 < ended_at, if(empty(raw_seconds), port_seconds, raw_seconds))
+                       AS step_seconds,
                    arraySum(t -> t.3, step_seconds) AS samples,
                    arraySum(t -> t.4, step_seconds) AS ops
             FROM ended

@@ -133,9 +133,18 @@ def test_check_runs_the_named_query_for_the_run():
 
 
 def test_check_of_a_run_clickhouse_does_not_hold_says_how_to_find_one():
-    with pytest.raises(IoscaleError, match="no I/O samples of run 'nope'") as e:
+    with pytest.raises(IoscaleError, match="no I/O or port samples of run 'nope'") as e:
         ac.check(FakeClickHouse([]), "nope")
     assert "run_list" in e.value.hint
+
+
+def test_a_network_run_is_counted_by_its_step_rows_port_samples():
+    """A run without I/O samples (iperf3) has no rollup rows: the whole-port samples its step rows count are the
+    raw total the passed line reports."""
+    ch = FakeClickHouse([("scaling_curves", 0, 15, 0, 15, 0), ("scaling_curves", 1, 15, 40, 15, 40)])
+    result = ac.check(ch, "net")
+    assert result.ok and (result.steps, result.samples, result.ops) == (2, 30, 40)
+    assert "30 samples, 40 ops" in ac.passed_line(result)
 
 
 def test_the_query_returns_what_split_rows_reads_for_every_table():

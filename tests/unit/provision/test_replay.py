@@ -45,14 +45,22 @@ def test_the_replay_runs_the_live_jobs_analysis_bounded_to_one_run(tmp_path):
 
 def test_run_span_reads_when_the_run_reached_clickhouse():
     t0 = dt.datetime(2026, 11, 21, 10, 0, 0, tzinfo=dt.timezone.utc)
-    span = replay.run_span(FakeClickHouse([(42, t0, t0 + dt.timedelta(seconds=30))]), "r")
+    span = replay.run_span(FakeClickHouse([(42, 0, t0, t0 + dt.timedelta(seconds=30))]), "r")
     assert (span.io_samples, span.first_ingest_ms, span.last_ingest_ms) == (
         42, int(t0.timestamp() * 1000), int(t0.timestamp() * 1000) + 30_000)
+    assert span.describe() == "42 I/O samples"
+
+
+def test_a_run_of_port_samples_only_is_analysed_too():
+    """A network test (iperf3) has no I/O samples: its whole-port samples are what the replay analyses."""
+    t0 = dt.datetime(2026, 11, 21, 10, 0, 0, tzinfo=dt.timezone.utc)
+    span = replay.run_span(FakeClickHouse([(0, 285, t0, t0)]), "net")
+    assert (span.io_samples, span.port_samples, span.describe()) == (0, 285, "285 port samples")
 
 
 def test_an_unknown_run_says_how_to_find_one():
-    with pytest.raises(IoscaleError, match="no I/O samples of run 'nope'") as e:
-        replay.run_span(FakeClickHouse([(0, None, None)]), "nope")
+    with pytest.raises(IoscaleError, match="no I/O or port samples of run 'nope'") as e:
+        replay.run_span(FakeClickHouse([(0, 0, None, None)]), "nope")
     assert "run_list" in e.value.hint
 
 
@@ -88,8 +96,7 @@ class RunClickHouse:
 
     def query(self, sql, parameters=None):
         t0 = dt.datetime(2026, 11, 21, 10, 0, 0, tzinfo=dt.timezone.utc)
-        rows = [(10, t0, t0)] if "min(first)" in sql else [(t, 0) for t in ("io_samples_1s", "io_fleet_1s",
-                                                                            "scaling_curves", "alerts")]
+        rows = [(10, 0, t0, t0)] if "min(first)" in sql else [(t, 0) for t in replay.RESULT_TABLES]
         return type("R", (), {"result_rows": rows})()
 
 

@@ -24,7 +24,8 @@ def analyze_run(run_id: str, wait_for_samples: int = 0, timeout_s: float = 1800.
         if replay:
             deadline = time.monotonic() + 120
             while wait_for_samples and time.monotonic() < deadline and ch.query(  # the Kafka engine inserts in batches
-                    "SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String}",
+                    "SELECT (SELECT count() FROM ioscale.io_samples WHERE run_id = {r:String})"
+                    " + (SELECT count() FROM ioscale.port_samples WHERE run_id = {r:String})",
                     parameters={"r": run_id}).result_rows[0][0] < wait_for_samples:
                 time.sleep(1)
             analyze(FlinkJobs(StackContext(settings, secrets, progress)), ch, run_id, timeout_s)

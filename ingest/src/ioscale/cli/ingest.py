@@ -116,9 +116,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         publish_import(r, producer, dead_letters=True)
     producer.flush()  # raises NotDelivered, with the counts, unless every record was delivered
     print(totals + "; delivered " + ", ".join(f"{n} to {t}" for t, n in producer.delivered.items()))
-    analysed = [r for r in runs if r.io_samples]
+    # A network test (iperf3) has port samples only: its steps are measured by their ports' payload.
+    analysed = [r for r in runs if r.io_samples or r.port_samples]
     if analysed and args.analyze:
-        analyze_runs([(r.run_id, len(r.io_samples)) for r in analysed])
+        analyze_runs([(r.run_id, len(r.io_samples) + len(r.port_samples)) for r in analysed])
     elif analysed:
         print("to analyse in Flink (scaling curve, saturation, alerts): ioscale analyze "
               + " ".join(r.run_id for r in analysed))

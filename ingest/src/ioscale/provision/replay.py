@@ -34,6 +34,8 @@ REPLAY_JOB_PREFIX = "ioscale-replay-"
 #: A replay that neither reads, writes nor inserts anything for this long is stuck (a bounded read of a week of
 #: topics at worst takes minutes, and its counters move all the time).
 STALL_S = 180.0
+#: What a replay writes for a run, counted for its progress lines.
+RESULT_TABLES = ("io_samples_1s", "io_fleet_1s", "port_samples_1s", "scaling_curves", "alerts")
 
 
 @dataclass(frozen=True)
@@ -42,24 +44,31 @@ class RunSpan:
     io_samples: int
     first_ingest_ms: int
     last_ingest_ms: int
+    #: A run without I/O samples (a network test) is analysed from its whole-port samples.
+    port_samples: int = 0
+
+    def describe(self) -> str:
+        return f"{self.io_samples:,} I/O samples" if self.io_samples else f"{self.port_samples:,} port samples"
 
 
 def run_span(ch: Any, run_id: str) -> RunSpan:
     """When the run's records reached ClickHouse (ingested_at of the raw tables), i.e. about when they were produced."""
+    # HAVING: min() over no row is 1970-01-01, not NULL: a table without the run's rows (run events that have not
+    # landed yet, the raw path behind under load) would start the replay reading Kafka from 1970.
     rows = ch.query(
-        "SELECT sum(n), min(first), max(last) FROM ("
-        " SELECT count() AS n, min(ingested_at) AS first, max(ingested_at) AS last FROM ioscale.io_samples"
-        "  WHERE run_id = {r:String}"
-        # HAVING: min() over no row is 1970-01-01, not NULL: run events that have not landed yet (the raw path
-        # behind under load) would start the replay reading Kafka from 1970.
-        " UNION ALL SELECT 0, min(ingested_at), max(ingested_at) FROM ioscale.run_events WHERE run_id = {r:String}"
+        "SELECT sum(io), sum(port), min(first), max(last) FROM ("
+        " SELECT count() AS io, 0 AS port, min(ingested_at) AS first, max(ingested_at) AS last"
+        "  FROM ioscale.io_samples WHERE run_id = {r:String} HAVING count() > 0"
+        " UNION ALL SELECT 0, count(), min(ingested_at), max(ingested_at)"
+        "  FROM ioscale.port_samples WHERE run_id = {r:String} HAVING count() > 0"
+        " UNION ALL SELECT 0, 0, min(ingested_at), max(ingested_at) FROM ioscale.run_events WHERE run_id = {r:String}"
         "  HAVING count() > 0)",
         parameters={"r": run_id}).result_rows
-    n, first, last = rows[0] if rows else (0, None, None)
-    if not n or first is None:
-        raise IoscaleError(f"ClickHouse holds no I/O samples of run {run_id!r}",
+    io, port, first, last = rows[0] if rows else (0, 0, None, None)
+    if not (io or port) or first is None:
+        raise IoscaleError(f"ClickHouse holds no I/O or port samples of run {run_id!r}",
                            "check the run id with `ioscale sql run_list`")
-    return RunSpan(run_id, int(n), int(first.timestamp() * 1000), int(last.timestamp() * 1000))
+    return RunSpan(run_id, int(io), int(first.timestamp() * 1000), int(last.timestamp() * 1000), int(port))
 
 
 def job_name(run_id: str) -> str:
@@ -91,7 +100,7 @@ def analyze(flink: FlinkJobs, ch: Any, run_id: str, timeout_s: float = 1800.0,
     waited on until ``timeout_s``."""
     span = run_span(ch, run_id)
     ui = flink.ui
-    ui.step(f"analysing {run_id}: {span.io_samples:,} I/O samples, produced from "
+    ui.step(f"analysing {run_id}: {span.describe()}, produced from "
             f"{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(span.first_ingest_ms / 1000))} UTC")
     flink.build_job_jar()
     job = replay_job(flink.settings, span)
@@ -108,7 +117,8 @@ def analyze(flink: FlinkJobs, ch: Any, run_id: str, timeout_s: float = 1800.0,
             ui.step(f"  {clock() - t0:4.0f} s: {held['io_samples_1s']:,} per-source 1 s rows, "
                     f"{held['scaling_curves']} step rows so far")
             last_report = clock()
-            now_progress = (flink.job_records(job_id), held["io_samples_1s"], held["io_fleet_1s"])
+            now_progress = (flink.job_records(job_id), held["io_samples_1s"], held["io_fleet_1s"],
+                            held["port_samples_1s"])
             if now_progress != progress:
                 progress, last_progress_at = now_progress, clock()
             elif clock() - last_progress_at >= stall_s:
@@ -130,6 +140,6 @@ def analyze(flink: FlinkJobs, ch: Any, run_id: str, timeout_s: float = 1800.0,
 
 
 def result_rows(ch: Any, run_id: str) -> dict[str, int]:
-    tables = ("io_samples_1s", "io_fleet_1s", "scaling_curves", "alerts")
-    q = " UNION ALL ".join(f"SELECT '{t}', count() FROM ioscale.{t} FINAL WHERE run_id = {{r:String}}" for t in tables)
+    q = " UNION ALL ".join(f"SELECT '{t}', count() FROM ioscale.{t} FINAL WHERE run_id = {{r:String}}"
+                           for t in RESULT_TABLES)
     return {t: int(n) for t, n in ch.query(q, parameters={"r": run_id}).result_rows}
