@@ -55,7 +55,14 @@ def analysed(stack):
         alerts = list(ch.query("SELECT step_index, phase, resource FROM ioscale.alerts FINAL "
                                "WHERE run_id = {r:String} AND kind = 'saturation' ORDER BY step_index, phase",
                                parameters={"r": run_id}).named_results())
-    return rows, raw, usl, alerts
+        # What the scaling dashboard's USL charts read: the measured MB/s beside the MB/s model.
+        views = ch.query(
+            "SELECT (SELECT groupArray(usl_mb_per_s IS NOT NULL) FROM ioscale.dash_scaling_points"
+            "        WHERE run_id = {r:String}) AS model_at_steps,"
+            " (SELECT groupArray(throughput) FROM (SELECT throughput FROM ioscale.dash_usl_curve"
+            "        WHERE run_id = {r:String} AND point_kind = 'measured' ORDER BY n)) AS measured",
+            parameters={"r": run_id}).first_item
+    return rows, raw, usl, {"alerts": alerts, "views": views}
 
 
 def test_every_step_is_measured_by_its_ports_payload(analysed):
@@ -79,7 +86,8 @@ def test_the_raw_port_samples_add_up_to_iperf3s_own_end_sums(analysed):
 
 
 def test_the_link_is_named_where_four_streams_fill_it(analysed):
-    rows, _, usl, alerts = analysed
+    rows, _, usl, found = analysed
+    alerts = found["alerts"]
     assert [r["saturation_status"] for r in rows] == ["UNDETERMINED", "SCALING", "SCALING", "SATURATED"]
     last = rows[-1]
     assert last["saturation_bottleneck"] == "PORT" and last["port_hottest"].endswith(" TX"), last
@@ -88,8 +96,11 @@ def test_the_link_is_named_where_four_streams_fill_it(analysed):
     # -b 350M per stream: 1 and 2 streams get what they ask for (43.75 and 87.5 MB/s), 4 and 8 the link's ~119.
     assert [round(r["mb_per_s"], 1) for r in rows[:2]] == [43.8, 87.5]
     assert rows[3]["mb_per_s"] == pytest.approx(rows[2]["mb_per_s"], rel=0.02)
-    assert usl and usl[0]["metric"] == "mb-per-s" and usl[0]["points"] == 4 and usl[0]["fitted"], usl
+    assert usl and usl[0]["metric"] == "mb_per_s" and usl[0]["points"] == 4 and usl[0]["fitted"], usl
     assert [(a["step_index"], a["resource"].split(" ")[0]) for a in alerts if a["phase"] == "final"] == [(3, "port")]
+    # The dashboard's views take the fit as MB/s (usl_fits.metric names the scaling_curves column it fitted).
+    assert found["views"]["model_at_steps"] == [True] * 4
+    assert found["views"]["measured"] == pytest.approx([r["mb_per_s"] for r in rows], rel=1e-12)
 
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "real"

@@ -17,6 +17,11 @@ public enum ThroughputMetric {
         return this == IOPS ? "iops" : "mb-per-s";
     }
 
+    /** The scaling_curves column it judges, as usl_fits.metric and the SQL library name it: iops or mb_per_s. */
+    public String column() {
+        return this == IOPS ? "iops" : "mb_per_s";
+    }
+
     /** The keys, in declaration order. */
     public static List<String> keys() {
         return Arrays.stream(values()).map(ThroughputMetric::key).toList();

@@ -13,6 +13,7 @@ public class UslFitRow implements ResultRow {
     public String runId = "";
     public int throughStep;
     public int points;
+    /** The throughput fitted, named as its scaling_curves column: iops or mb_per_s. */
     public String metric = "";
     public String loadAxis = "";
     public boolean fitted;

@@ -513,7 +513,7 @@ final class StepEvaluation implements Serializable {
         row.runId = runId;
         row.throughStep = throughStep;
         row.points = fit.points();
-        row.metric = metric.key();
+        row.metric = metric.column();
         row.loadAxis = settings.loadAxis().key();
         row.fitted = fit.fitted();
         row.reason = fit.reason();

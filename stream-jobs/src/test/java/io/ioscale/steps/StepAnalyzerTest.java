@@ -255,7 +255,7 @@ class StepAnalyzerTest {
         assertThat(rows.get(2).saturationEvidence).contains("MB/s +21.2%").contains("mean latency unknown");
         assertThat(rows.get(2).portMaxUtilizationPct).isCloseTo(97, within(1e-6));
         ConcurrentLinkedQueue<StreamRecord<UslFitRow>> usl = h.getSideOutput(StepAnalyzer.USL_FITS);
-        assertThat(usl).allSatisfy(u -> assertThat(u.getValue().metric).isEqualTo("mb-per-s"));
+        assertThat(usl).allSatisfy(u -> assertThat(u.getValue().metric).isEqualTo("mb_per_s"));
         assertThat(alerts()).extracting(a -> a.getValue().phase).containsExactly(AlertRow.LIVE, AlertRow.FINAL);
 
         // The step closes on the watermark alone (no fleet stream to wait for): a second within the lateness
