@@ -235,3 +235,71 @@ def test_repository_migrations_are_valid() -> None:
 
     for m in found:
         mig.render(m, migration_placeholders(settings))
+    views = mig.discover_views(mig.migrations_dir(settings))
+    assert len(views) >= 14
+    for v in views:
+        assert mig.render(v, migration_placeholders(settings)).lstrip().find(
+            f"CREATE OR REPLACE VIEW ioscale.{v.path.stem} AS") >= 0, v.name
+
+
+# -- repeatable views ---------------------------------------------------------------------------------------
+@pytest.fixture
+def views(folder: Path) -> Path:
+    d = folder.parent / mig.VIEWS_DIR
+    d.mkdir()
+    write(d, "v_top.sql", "CREATE OR REPLACE VIEW ioscale.v_top AS SELECT * FROM ioscale.v_base")
+    write(d, "v_base.sql", "CREATE OR REPLACE VIEW ioscale.v_base AS SELECT x FROM ioscale.b")
+    return d
+
+
+class ViewsNeedTheirSources(FakeExecutor):
+    """A view that selects from one not created yet fails, as ClickHouse refuses an unknown table."""
+
+    def execute(self, sql: str) -> None:
+        if "FROM ioscale.v_base" in sql and not any("VIEW ioscale.v_base" in s for s in self.statements):
+            raise RuntimeError("Code: 60. DB::Exception: Unknown table expression identifier 'ioscale.v_base'")
+        super().execute(sql)
+
+
+def test_views_come_after_the_migrations_each_once_its_sources_exist(folder: Path, views: Path) -> None:
+    ex = ViewsNeedTheirSources()
+    report = mig.apply(ex, folder, PLACEHOLDERS)
+    assert [s.split(" AS ")[0] for s in ex.ddl[-2:]] == ["CREATE OR REPLACE VIEW ioscale.v_base",
+                                                          "CREATE OR REPLACE VIEW ioscale.v_top"]
+    assert report.applied[-2:] == ["views/v_base.sql", "views/v_top.sql"]
+    assert ex.table["views/v_top.sql"] == hashlib.sha256((views / "v_top.sql").read_bytes()).hexdigest()
+
+
+def test_a_view_is_created_again_only_when_its_file_changed(folder: Path, views: Path) -> None:
+    ex = ViewsNeedTheirSources()
+    mig.apply(ex, folder, PLACEHOLDERS)
+    assert mig.apply(ex, folder, PLACEHOLDERS).applied == []
+    write(views, "v_top.sql", "CREATE OR REPLACE VIEW ioscale.v_top AS SELECT x, 1 AS y FROM ioscale.v_base")
+    assert mig.apply(ex, folder, PLACEHOLDERS).applied == ["views/v_top.sql"]
+    assert ex.ddl[-1].endswith("SELECT x, 1 AS y FROM ioscale.v_base")
+
+
+def test_a_view_that_cannot_be_created_names_its_file_and_is_not_recorded(folder: Path, views: Path) -> None:
+    write(views, "v_top.sql", "CREATE OR REPLACE VIEW ioscale.v_top AS SELECT * FROM ioscale.v_missing BROKEN")
+    ex = FakeExecutor(fail_on="BROKEN")
+    with pytest.raises(mig.MigrationError, match="view views/v_top.sql failed") as err:
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert "v_top.sql" in err.value.hint and "views/v_top.sql" not in ex.table
+    assert "views/v_base.sql" in ex.table
+
+
+def test_the_migrations_of_a_view_now_in_the_views_folder_are_superseded(folder: Path, views: Path) -> None:
+    ex = FakeExecutor()
+    ex.table = {"0001_create_database_ioscale.sql": "x", "0300_create_view_v_base.sql": "y",
+                "0149_replace_view_v_base.sql": "z", "views/v_gone.sql": "w"}
+    ex.table["0001_create_database_ioscale.sql"] = mig.discover(folder)[0].sha256
+    mig.apply(ex, folder, PLACEHOLDERS)  # no "folder no longer holds" error
+    ex.table["0301_create_view_v_elsewhere.sql"] = "y"  # a view the folder does not define: a gone migration
+    with pytest.raises(mig.MigrationError, match="no longer holds"):
+        mig.apply(ex, folder, PLACEHOLDERS)
+
+
+def test_badly_named_view_file_is_an_error(folder: Path, views: Path) -> None:
+    write(views, "Dash-Bad.sql", "CREATE OR REPLACE VIEW ioscale.x AS SELECT 1")
+    with pytest.raises(mig.MigrationError, match="badly named view file"):
+        mig.apply(FakeExecutor(), folder, PLACEHOLDERS)

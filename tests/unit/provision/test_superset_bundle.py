@@ -300,13 +300,13 @@ def test_charts_are_readable_units_on_axes_and_log_latency(sources):
         assert chart["slice_name"] and chart["description"], name
 
 
-def test_dashboards_are_physical_views_defined_in_migrations(sources):
+def test_dashboards_are_physical_views_defined_in_the_views_folder(sources):
     created = {}
-    for path in sorted(MIGRATIONS.glob("03*_create_view_dash_*.sql")):
-        m = re.search(r"CREATE VIEW IF NOT EXISTS (\w+\.\w+)", path.read_text())
+    for path in sorted((MIGRATIONS.parent / "views").glob("dash_*.sql")):
+        m = re.search(r"CREATE OR REPLACE VIEW (\w+\.\w+) AS", path.read_text())
         assert m, path.name
         created[m.group(1)] = path.name
-        assert path.name.endswith(f"_create_view_{m.group(1).split('.')[1]}.sql")
+        assert path.name == f"{m.group(1).split('.')[1]}.sql"
     tables = sb.physical_tables(sources)
     assert tables and set(tables) <= set(created), set(tables) - set(created)
     # the one virtual dataset is short Jinja over a view: Superset parses its text on every query

@@ -26,6 +26,8 @@ class ClickHouseSchema(ClickHouseComponent):
                 migration_placeholders(self.settings),
             )
         if report.applied:
-            self.ui.done(f"clickhouse: applied {len(report.applied)} migration(s): {', '.join(report.applied)}")
+            self.ui.done(f"clickhouse: applied {len(report.applied)} migration(s) and view(s): "
+                         f"{', '.join(report.applied)}")
         else:
-            self.ui.done(f"clickhouse: schema up to date ({len(report.skipped)} migrations)")
+            views = sum(1 for name in report.skipped if name.startswith(migrations.VIEWS_DIR + "/"))
+            self.ui.done(f"clickhouse: schema up to date ({len(report.skipped) - views} migrations, {views} views)")

@@ -21,6 +21,14 @@ Rules (checked here, so a mistake fails `stack up` with a clear message rather t
 - Write statements with ``IF NOT EXISTS``: a crash between the DDL and its bookkeeping row re-runs
   the statement on the next ``up``.
 
+Views (``sql/views/<view>.sql``, beside the migrations folder) are repeatable instead: one ``CREATE OR REPLACE
+VIEW`` per file, the view's one definition. After the migrations, each view whose file is new or changed (its
+sha256 differs from the one recorded as ``views/<file>``) is created again; a view that selects from another is
+retried once the others are in place. A view keeps the column types it was created with, so a change to the
+tables it reads reaches it only when it is created again: a dashboard view never needs a migration of its own.
+The ``NNNN_create_view_<view>.sql`` and ``NNNN_replace_view_<view>.sql`` migrations of a view that has moved to
+``sql/views`` are superseded: a database that applied them is not asked for them back.
+
 The runner creates ``ioscale_meta`` and its ``schema_migrations`` table itself (idempotently) before
 reading it: the bookkeeping must exist before the first migration can be recorded, so it cannot be
 a migration.
@@ -32,6 +40,7 @@ import hashlib
 import re
 import time
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -45,6 +54,11 @@ NAME_RE = re.compile(r"^(?P<number>\d{4})_(?P<description>[a-z0-9]+(?:_[a-z0-9]+
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 #: Folder, inside the migrations folder, of the DDL pieces ``{{name}}`` includes.
 FRAGMENTS_DIR = "fragments"
+#: Folder, beside the migrations folder, of the repeatable views; their bookkeeping names start with it.
+VIEWS_DIR = "views"
+VIEW_RE = re.compile(r"^(?P<view>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
+#: A migration that created a view, superseded once the view is defined in the views folder.
+VIEW_MIGRATION_RE = re.compile(r"^\d{4}_(?:create|replace)_view_(?P<view>[a-z0-9_]+)\.sql$")
 
 BOOTSTRAP_SQL: tuple[str, ...] = (
     f"CREATE DATABASE IF NOT EXISTS {META_DATABASE}",
@@ -87,7 +101,9 @@ class ClickHouseExecutor:
         self.client.command(sql)
 
     def applied(self) -> dict[str, str]:
-        rows = self.client.query(f"SELECT name, sha256 FROM {MIGRATIONS_TABLE}").result_rows
+        # A view is recorded again each time it is created again: its latest record counts.
+        rows = self.client.query(f"SELECT name, argMax(sha256, applied_at) FROM {MIGRATIONS_TABLE} "
+                                 "GROUP BY name").result_rows
         return {name: _text(digest) for name, digest in rows}
 
     def record(self, name: str, sha256: str, duration_ms: int) -> None:
@@ -160,6 +176,26 @@ def discover(directory: Path) -> list[Migration]:
     return found
 
 
+def views_dir(directory: Path) -> Path:
+    """The repeatable views' folder of the migrations folder ``directory``."""
+    return directory.parent / VIEWS_DIR
+
+
+def discover_views(directory: Path) -> list[Migration]:
+    """The repeatable views beside the migrations folder ``directory``, by file name, fragments written out; their
+    names are ``views/<file>`` (number 0: they have no place in the migrations' order)."""
+    folder = views_dir(directory)
+    if not folder.is_dir():
+        return []
+    parts = fragments(directory)
+    bad = [p.name for p in sorted(folder.glob("*.sql")) if not VIEW_RE.match(p.name)]
+    if bad:
+        raise MigrationError(f"badly named view file(s) in {folder}: {', '.join(bad)}",
+                             hint="name each after its view: dash_runs.sql holds CREATE OR REPLACE VIEW ioscale.dash_runs")
+    return [Migration(0, f"{VIEWS_DIR}/{p.name}", p, include_fragments(p.read_text(encoding="utf-8"), parts))
+            for p in sorted(folder.glob("*.sql"))]
+
+
 def render(migration: Migration, placeholders: Mapping[str, str]) -> str:
     """The statement to execute: placeholders filled, trailing semicolon dropped, one statement checked."""
     missing = sorted({n for n in PLACEHOLDER_RE.findall(migration.text) if n not in placeholders})
@@ -218,14 +254,16 @@ def split_statements(sql: str) -> list[str]:
 
 
 def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) -> Report:
-    """Apply every migration not yet recorded, in order. Idempotent: a second run applies nothing."""
+    """Apply every migration not yet recorded, in order, then every view new or changed since it was last created.
+    Idempotent: a second run applies nothing."""
     todo = discover(directory)
+    views = discover_views(directory)
     # Render everything first: a bad placeholder in file 30 must not leave files 1-29 half applied.
-    rendered = {mig.name: render(mig, placeholders) for mig in todo}
+    rendered = {mig.name: render(mig, placeholders) for mig in [*todo, *views]}
     for sql in BOOTSTRAP_SQL:
         executor.execute(sql)
     applied = executor.applied()
-    check_history(todo, applied)
+    check_history(todo, applied, {v.path.stem for v in views})
 
     report = Report()
     for mig in todo:
@@ -242,18 +280,51 @@ def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) 
             ) from e
         executor.record(mig.name, mig.sha256, int((time.monotonic() - t0) * 1000))
         report.applied.append(mig.name)
+    _apply_views(executor, [v for v in views if applied.get(v.name) != v.sha256], rendered, report)
+    report.skipped += [v.name for v in views if applied.get(v.name) == v.sha256]
     return report
 
 
-def check_history(migrations: Sequence[Migration], applied: Mapping[str, str]) -> None:
-    """Applied migrations must still exist, unchanged: the history is append-only.
+def _apply_views(executor: Executor, pending: list[Migration], rendered: Mapping[str, str], report: Report) -> None:
+    """Create ``pending`` again, in passes: a view that selects from another view still to come fails until that
+    one is in place; a pass in which nothing succeeds reports the first failure."""
+    while pending:
+        failed: list[tuple[Migration, Exception]] = []
+        for view in pending:
+            t0 = time.monotonic()
+            try:
+                executor.execute(rendered[view.name])
+            except Exception as e:  # noqa: BLE001 - retried, then reported with the file to fix
+                failed.append((view, e))
+                continue
+            executor.record(view.name, view.sha256, int((time.monotonic() - t0) * 1000))
+            report.applied.append(view.name)
+        if len(failed) == len(pending):
+            view, e = failed[0]
+            raise MigrationError(f"view {view.name} failed: {e}",
+                                 hint=f"fix {view.path} (it was not recorded, so it is retried) and re-run "
+                                      "`ioscale stack up`")
+        pending = [view for view, _ in failed]
+
+
+def superseded_by_view(name: str, views: AbstractSet[str]) -> bool:
+    """Whether migration ``name`` created a view that the views folder now defines (``views``: their names)."""
+    m = VIEW_MIGRATION_RE.match(name)
+    return m is not None and m["view"] in views
+
+
+def check_history(migrations: Sequence[Migration], applied: Mapping[str, str], views: AbstractSet[str] = frozenset()
+                  ) -> None:
+    """Applied migrations must still exist, unchanged: the history is append-only. ``views``: the views the views
+    folder defines (their old migrations may be gone).
 
     Applied migrations the folder no longer has are checked first: a database built by migrations that
     were since folded into a new baseline (their files gone, the files they patched changed) must be
     recreated, and the error says so rather than asking for the old files back.
     """
     by_name = {m.name: m for m in migrations}
-    gone = sorted(set(applied) - set(by_name))
+    gone = sorted(n for n in set(applied) - set(by_name)
+                  if not n.startswith(VIEWS_DIR + "/") and not superseded_by_view(n, views))
     if gone:
         shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         raise MigrationError(

@@ -3,7 +3,7 @@
 -- busiest CPU and port over the run, and the latest USL fit's predicted peak. A few rows per run however long the history: the Saturation dashboard's "which resource
 -- limits each run" and the result dashboards' Run filters read it. baseline_run_id repeats run_id for the Run
 -- comparison dashboard's second (single-choice) filter.
-CREATE VIEW IF NOT EXISTS ioscale.dash_run_limits AS
+CREATE OR REPLACE VIEW ioscale.dash_run_limits AS
 WITH
     fits AS (
         SELECT run_id,

@@ -1,6 +1,3 @@
--- dash_scaling_points (0306) with p50_latency_us Nullable, as scaling_curves' p50_ns is now (0147): NULL where
--- the step's histogram holds no I/O. A view keeps the column types it was created with and casts to them, so it
--- is created again; the query is 0306's.
 -- Scaling curve points (Superset dataset scaling_points): one row per (run, step) of the Flink job's step
 -- results (scaling_curves, FINAL) with
 --   load_x             the x of the curve: the one load parameter the run sweeps (VMs, disks per VM, workers,

@@ -2,7 +2,7 @@
 -- and the value in readable units: port and CPU utilization in %, latency objectives in µs or ms. emitted_at (when
 -- the job wrote the alert, wall clock) is what a scheduled check uses to find new alerts: event_ts is the data's
 -- own time, which for an imported or simulated run is far from now.
-CREATE VIEW IF NOT EXISTS ioscale.dash_alerts AS
+CREATE OR REPLACE VIEW ioscale.dash_alerts AS
 SELECT
     a.event_ts                                                           AS event_ts,
     a.run_id                                                             AS run_id,

@@ -2,7 +2,7 @@
 -- (series 'load step': the step index at each STEP_STARTED, and once more at the run's last event so the last
 -- step has a length) and every alert of the Flink job at the time it was raised and its step (series
 -- '<kind>: <resource>').
-CREATE VIEW IF NOT EXISTS ioscale.dash_run_timeline AS
+CREATE OR REPLACE VIEW ioscale.dash_run_timeline AS
 SELECT ts, run_id, step_index, 'load step' AS series, step_label AS detail
 FROM ioscale.run_events FINAL
 WHERE event_type = 'step_started'

@@ -6,7 +6,7 @@
 -- Every window function is partitioned by (run_id, step_index): ClickHouse pushes a WHERE on them into the
 -- io_samples scan, so one run (and one step) is read. p99 costs ~0.2 s per 320-VM step; ClickHouse drops the
 -- histogram merge when a query does not select p99_latency_us.
-CREATE VIEW IF NOT EXISTS ioscale.dash_source_balance AS
+CREATE OR REPLACE VIEW ioscale.dash_source_balance AS
 WITH
     windows AS (
         SELECT run_id, step_index,

@@ -1,6 +1,6 @@
 -- The load steps of every run (Superset dataset run_steps), as sql/queries/run_steps.sql: label, swept load
 -- (from the latest STEP_* event carrying one) and the measured window STEP_ENDED declares.
-CREATE VIEW IF NOT EXISTS ioscale.dash_run_steps AS
+CREATE OR REPLACE VIEW ioscale.dash_run_steps AS
 SELECT
     run_id,
     any(scenario)                                                        AS scenario,

@@ -3,7 +3,7 @@
 -- on 60 points from N = 1 to 1.25 x the larger of the largest N measured and the predicted peak ('USL model'),
 -- and the predicted peak ('USL predicted peak'). N is the Flink job's load axis (scaling_curves.load).
 -- A run without a successful fit has only its measured points (model columns NULL).
-CREATE VIEW IF NOT EXISTS ioscale.dash_usl_curve AS
+CREATE OR REPLACE VIEW ioscale.dash_usl_curve AS
 WITH
     fit AS (
         SELECT run_id,

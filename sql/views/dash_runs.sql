@@ -1,6 +1,6 @@
 -- One row per run from the run events (Superset dataset runs): what the Run filters of the live and fleet
 -- balance dashboards list, newest first.
-CREATE VIEW IF NOT EXISTS ioscale.dash_runs AS
+CREATE OR REPLACE VIEW ioscale.dash_runs AS
 SELECT
     run_id,
     any(scenario)                                                        AS scenario,

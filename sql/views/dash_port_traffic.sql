@@ -4,7 +4,7 @@
 -- = 8GFC = 800 MB/s) | NIC bps / 8 x 1460 / 1538 | SAS bps / 10 | other bps / 8. Half-duplex links count
 -- both directions against one capacity (link_bytes). An undeclared port joins as zeros (plain LEFT JOIN
 -- defaults), which selects the sample's own link speed.
-CREATE VIEW IF NOT EXISTS ioscale.dash_port_traffic AS
+CREATE OR REPLACE VIEW ioscale.dash_port_traffic AS
 WITH links AS (
     SELECT run_id, link.host AS host, link.port_id AS port_id,
            argMax(link.kind, ts) AS link_kind, argMax(link.speed_bps, ts) AS link_speed_bps,

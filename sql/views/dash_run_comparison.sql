@@ -4,7 +4,7 @@
 -- baseline_run_id both filtered (the Superset dataset run_comparison does); ClickHouse pushes each filter into
 -- its side of the joins. A step the baseline lacks keeps its figures with NULL differences; p99 / p99.999
 -- differences are NULL when either side has too few I/Os for the percentile (a max is not a percentile).
-CREATE VIEW IF NOT EXISTS ioscale.dash_run_comparison AS
+CREATE OR REPLACE VIEW ioscale.dash_run_comparison AS
 WITH
     sc AS (
         SELECT run_id, scenario, step_index, step_label, load, iops, mb_per_s, latency_mean_ns, p99_ns, p99_too_few,
