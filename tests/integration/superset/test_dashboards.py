@@ -155,6 +155,19 @@ def test_scaling_curve_linear_reference_usl_and_saturation_point(api, bundle, ch
     assert headline["data"][0]["limited_by"] == first[7] and headline["data"][0]["saturated_at"] == first[1]
 
 
+def test_the_usl_chart_draws_against_the_same_load_as_the_other_scaling_charts(api, bundle, chart_ids, ch,
+                                                                                analysed_sweep):
+    """The fit's N is total outstanding I/Os (the job's load axis), but the demo sweeps VMs: the USL chart's
+    measured points and model are drawn at the VM count, as the IOPS chart's are, not at N."""
+    steps = _steps(ch, analysed_sweep.demo)
+    a, b = chart_data(api, chart_ids, _uuid(bundle, "scaling_usl"), run_id=analysed_sweep.demo)
+    measured = {row["load_x"]: row["measured"] for row in a["data"] if row.get("measured") is not None}
+    assert any(float(vms) != load for _, _, vms, _, _, load, _, _ in steps)  # N is not the VM count
+    assert measured == {float(vms): pytest.approx(iops) for _, _, vms, iops, *_ in steps}
+    model = [row["load_x"] for row in b["data"]]
+    assert model and min(model) < min(measured) and max(model) > max(measured) / 2
+
+
 def test_alert_table_holds_every_flink_alert_with_evidence(api, bundle, chart_ids, ch, analysed_sweep):
     [res] = chart_data(api, chart_ids, _uuid(bundle, "sat_alerts"), run_id=analysed_sweep.demo)
     want = ch.query("SELECT alert_id, evidence FROM ioscale.alerts FINAL WHERE run_id = {r:String}",
