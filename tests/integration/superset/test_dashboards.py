@@ -8,6 +8,9 @@ queried directly (raw tables and the Flink job's result tables), computed here i
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -15,6 +18,8 @@ from ioscale.provision.superset import api_session
 from ioscale.provision.superset_bundle import dashboard_chart_refs, load_sources
 from ioscale.stack.clickhouse import client
 from ioscale.stack.superset import DASHBOARD_SLUGS
+
+from isolation import unique
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -39,6 +44,25 @@ def chart_ids(api) -> dict[str, int]:
 def ch(stack):
     with client(stack.settings, stack.secrets, "reader") as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def cores_run(stack, ch) -> str:
+    """A run with per logical processor samples, which the simulator does not make: this machine's own /proc,
+    read by `ioscale collect linux` for 5 s."""
+    run_id = unique("cores")
+    done = subprocess.run([sys.executable, "-m", "ioscale.cli", "collect", "linux", "--run-id", run_id,
+                           "--duration-s", "5"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    deadline = time.monotonic() + 60
+    while ch.query("SELECT count() FROM ioscale.cpu_samples WHERE run_id = {r:String} AND cpu >= 0",
+                   parameters={"r": run_id}).result_rows[0][0] < 2 * 4 and time.monotonic() < deadline:
+        time.sleep(1)
+    return run_id
+
+
+#: Charts of per logical processor samples, which the simulated sweep has none of.
+PER_CORE_CHARTS = {"sat_cpu_cores"}
 
 
 def _uuid(bundle: dict, chart_file: str) -> str:
@@ -77,13 +101,14 @@ def test_every_saved_chart_answers_on_the_chart_data_api(api, bundle, chart_ids,
             assert all("error" not in res or not res["error"] for res in r.json()["result"]), name
 
 
-def test_every_chart_has_data_for_the_sweep(api, bundle, chart_ids, analysed_sweep):
+def test_every_chart_has_data_for_the_sweep(api, bundle, chart_ids, analysed_sweep, cores_run):
     run_for = {"ioscale-compare": analysed_sweep.vmq}
+    per_core = {_uuid(bundle, c) for c in PER_CORE_CHARTS}
     for name, dash in bundle.items():
         if not name.startswith("dashboards/"):
             continue
-        runs = run_for.get(dash["slug"], [analysed_sweep.demo])
         for uuid, _ in dashboard_chart_refs(dash):
+            runs = [cores_run] if uuid in per_core else run_for.get(dash["slug"], [analysed_sweep.demo])
             chart = next(d for n, d in bundle.items() if n.startswith("charts/") and str(d["uuid"]) == uuid)
             results = chart_data(api, chart_ids, uuid, run_id=runs)
             assert results[0]["rowcount"] > 0, (dash["slug"], chart["slice_name"])
@@ -166,6 +191,24 @@ def test_the_usl_chart_draws_against_the_same_load_as_the_other_scaling_charts(a
     assert measured == {float(vms): pytest.approx(iops) for _, _, vms, iops, *_ in steps}
     model = [row["load_x"] for row in b["data"]]
     assert model and min(model) < min(measured) and max(model) > max(measured) / 2
+
+
+def test_interrupts_and_dpc_per_logical_processor_equal_clickhouse(api, bundle, chart_ids, ch, cores_run):
+    """Per core of this machine: interrupts/s over the run's span and DPC % over its samples' time, as cpu_samples
+    hold them (the collector's per-CPU rows, cpu >= 0)."""
+    a, b = chart_data(api, chart_ids, _uuid(bundle, "sat_cpu_cores"), run_id=cores_run)
+    oracle = ch.query(
+        "SELECT cpu, sum(interrupts_per_s * interval_ms) / (max(toUnixTimestamp64Milli(ts) + interval_ms)"
+        " - min(toUnixTimestamp64Milli(ts))) AS intr, sum(dpc_pct * interval_ms) / sum(interval_ms) AS dpc, host, scope "
+        "FROM ioscale.cpu_samples FINAL WHERE run_id = {r:String} AND cpu >= 0 GROUP BY cpu, host, scope ORDER BY cpu",
+        parameters={"r": cores_run}).result_rows
+    assert len(oracle) >= 2  # every core of this machine
+    series = f"{oracle[0][3]}, {oracle[0][4]}"
+    interrupts = {row["cpu"]: row[series] for row in a["data"]}
+    dpc = {row["cpu"]: row[series] for row in b["data"]}
+    assert interrupts == {cpu: pytest.approx(intr) for cpu, intr, *_ in oracle}
+    assert dpc == {cpu: pytest.approx(d) for cpu, _, d, *_ in oracle}
+    assert any(v > 0 for v in interrupts.values())
 
 
 def test_alert_table_holds_every_flink_alert_with_evidence(api, bundle, chart_ids, ch, analysed_sweep):
