@@ -141,6 +141,13 @@ class ContainerStack:
         status, code, *health = out.split()
         return status, int(code), (health or [""])[0]
 
+    def rerun(self, service: str, timeout_s: float = 300) -> tuple[int, str]:
+        """Start a one-shot service's exited container again, as the next `up` would; (exit code, its output)."""
+        c = self.compose.get_container(service, include_all=True)
+        r = subprocess.run(["docker", "start", "-a", c.ID], env=self.engine.env(), capture_output=True, text=True,
+                           timeout=timeout_s)
+        return r.returncode, r.stdout + r.stderr
+
     def start(self) -> None:
         t0 = time.monotonic()
         self.compose.start()  # up --detach

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_flink import fake_rest
 
 from ioscale.provision import flink
 from ioscale.provision.flink import FlinkJobs, JobSubmitter, StreamJob, jar_is_stale, should_submit
@@ -305,20 +306,7 @@ def _fake_cluster(c, monkeypatch, tmp_path, run_states: list[str]):
     monkeypatch.setattr(FlinkJobs, "job_jar", property(lambda self: jar))
     monkeypatch.setattr(flink.time, "sleep", lambda s: None)
     bodies: list[dict] = []
-
-    def fake_rest(self, method: str, path: str, timeout_s: float = 0, **kw):
-        if path == "/jars":
-            return {"files": []}
-        if path == "/jars/upload":
-            return {"filename": "/u/a_ioscale-stream-jobs.jar"}
-        if path.endswith("/run"):
-            bodies.append(kw["json"])
-            return {"jobid": f"j{len(bodies)}"}
-        if path.endswith("/exceptions"):
-            return {"rootException": "java.lang.IllegalStateException: Failed to rollback to checkpoint"}
-        return {"state": run_states[int(path.split("/j")[-1]) - 1]}
-
-    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest)
+    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest(bodies, run_states=run_states))
     return bodies
 
 
