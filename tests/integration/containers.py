@@ -41,6 +41,7 @@ REPO = Path(__file__).resolve().parents[2]
 PROJECT_PREFIX = f"ioscale-{PREFIX}"  # ContainerStack's project names: isolation.unique's under "ioscale-"
 FILES = ["docker-compose.yml", "docker-compose.local.yml"]
 PUBLISHED = ("kafka", "registry", "clickhouse_http", "clickhouse_tcp", "flink", "superset")
+PROJECT_LABEL = "com.docker.compose.project"
 ONE_SHOT = ("ioscale-init", "stream-jobs-build", "flink-data-init", "superset-init", "flink-job-submit")
 READY_TIMEOUT_S = 900  # a first start builds the job jar in a container (Maven fetches its dependencies)
 ARTIFACT = REPO / "tests" / "artifacts" / "docker-compose-local.json"
@@ -129,8 +130,7 @@ class ContainerStack:
         self.endpoints = from_settings(settings, self.secrets, True, containers=self)
 
     def docker(self, *args: str) -> str:
-        return subprocess.run(["docker", *args], env=self.engine.env(), capture_output=True, text=True,
-                              timeout=120).stdout
+        return docker(self.engine, *args)
 
     def state(self, service: str) -> tuple[str, int, str]:
         """(status, exit code, health) of the service's container, also once it exited."""
@@ -140,6 +140,13 @@ class ContainerStack:
                           c.ID)
         status, code, *health = out.split()
         return status, int(code), (health or [""])[0]
+
+    def rerun(self, service: str, timeout_s: float = 300) -> tuple[int, str]:
+        """Start a one-shot service's exited container again, as the next `up` would; (exit code, its output)."""
+        c = self.compose.get_container(service, include_all=True)
+        r = subprocess.run(["docker", "start", "-a", c.ID], env=self.engine.env(), capture_output=True, text=True,
+                           timeout=timeout_s)
+        return r.returncode, r.stdout + r.stderr
 
     def start(self) -> None:
         t0 = time.monotonic()
@@ -170,37 +177,33 @@ class ContainerStack:
             self.compose.stop(down=True)
         except subprocess.CalledProcessError:
             pass  # the label sweep below removes what down could not
-        label = f"label=com.docker.compose.project={self.project}"
-        left = self.docker("ps", "-aq", "--filter", label).split()
-        if left:
-            self.docker("rm", "-f", "-v", *left)
-        for kind in ("volume", "network"):
-            ids = self.docker(kind, "ls", "-q", "--filter", label).split()
-            if ids:
-                self.docker(kind, "rm", *ids)
-        return self.docker("ps", "-aq", "--filter", label).split()
+        remove_test_projects(self.engine, prefix=self.project)
+        return self.docker("ps", "-aq", "--filter", f"label={PROJECT_LABEL}={self.project}").split()
 
 
-def remove_test_projects(engine: Engine) -> list[str]:
-    """Remove every container, volume and network of a test compose project (by label); returns the projects."""
-    def docker(*args: str) -> str:
-        return subprocess.run(["docker", *args], env=engine.env(), capture_output=True, text=True, timeout=300).stdout
+def docker(engine: Engine, *args: str, timeout_s: float = 300) -> str:
+    """``docker ARGS`` on the project's engine; its standard output."""
+    return subprocess.run(["docker", *args], env=engine.env(), capture_output=True, text=True,
+                          timeout=timeout_s).stdout
 
-    key = "com.docker.compose.project"
+
+def remove_test_projects(engine: Engine, prefix: str = PROJECT_PREFIX) -> list[str]:
+    """Remove every container, volume and network of the compose projects whose name starts with ``prefix`` (by
+    label; by default every test project, a ContainerStack's own name for one); returns the projects."""
     found: dict[str, set[str]] = {}
     for kind, fmt in (("container", "{{.ID}}"), ("volume", "{{.Name}}"), ("network", "{{.ID}}")):
-        lines = docker(kind, "ls", "-a" if kind == "container" else "-q", "--filter", f"label={key}",
-                       "--format", f'{fmt} {{{{.Label "{key}"}}}}')
+        lines = docker(engine, kind, "ls", "-a" if kind == "container" else "-q", "--filter", f"label={PROJECT_LABEL}",
+                       "--format", f'{fmt} {{{{.Label "{PROJECT_LABEL}"}}}}')
         for line in lines.splitlines():
             ident, _, project = line.partition(" ")
-            if project.startswith(PROJECT_PREFIX):
+            if project.startswith(prefix):
                 found.setdefault(kind, set()).add(ident)
                 found.setdefault("project", set()).add(project)
     if found.get("container"):
-        docker("rm", "-f", "-v", *sorted(found["container"]))
+        docker(engine, "rm", "-f", "-v", *sorted(found["container"]))
     for kind in ("volume", "network"):
         if found.get(kind):
-            docker(kind, "rm", *sorted(found[kind]))
+            docker(engine, kind, "rm", *sorted(found[kind]))
     return sorted(found.get("project", ()))
 
 

@@ -112,21 +112,111 @@ def test_no_default_passwords(rendered):
         assert value not in raw
 
 
+def _submit_args(svc: dict):
+    from ioscale.cli import build_parser
+
+    return build_parser().parse_args([str(a) for a in svc["command"]])
+
+
+def _jobs_by_name(jobs) -> dict:
+    return {j.name: j for j in jobs}
+
+
+#: The arguments whose values are where the services are (host names, paths): all the two job lists may differ in.
+ENDPOINT_FLAGS = {"--kafka-bootstrap", "--registry-url", "--clickhouse-url", "--clickhouse-password-file",
+                  "--checkpoint-dir"}
+
+
 @needs_compose
-def test_both_stream_jobs_are_submitted_with_the_compose_endpoints_and_no_password_in_arguments(rendered):
-    # Regression: the submit service once ran only the jar's main class (the sample monitor), so under
-    # compose the analytics job -- rollups, scaling curves, alerts -- never ran.
+def test_both_stream_jobs_are_the_local_stacks_with_the_compose_endpoints_and_no_password_in_arguments(rendered,
+                                                                                                       tmp_path):
+    # One definition of the jobs: compose submits through `ioscale admin submit-jobs`, which builds the local
+    # stack's job list (provision.flink.stream_jobs_for) from the compose endpoints.
+    from ioscale.cli.stack import external_targets, flink_targets
+    from ioscale.provision import analytics_config, flink
+    from ioscale.provision.external import external_jobs
+
     svc = rendered["services"]["flink-job-submit"]
-    script = svc["command"][0] if isinstance(svc["command"], list) else svc["command"]
-    assert "-c io.ioscale.jobs.SampleMonitorJob" in script and "-c io.ioscale.jobs.AnalyticsJob" in script
-    analytics = script[script.index("io.ioscale.jobs.AnalyticsJob"):]
-    for arg in ("--kafka-bootstrap kafka:29092", "--registry-url http://schema-registry:8081",
-                "--clickhouse-url http://clickhouse:8123", "--clickhouse-user ioscale_flink",
-                "--clickhouse-password-file /tmp/clickhouse.env", "--checkpoint-dir file:///flink-data/"):
-        assert arg in analytics, arg
-    assert "--clickhouse-password " not in script and PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"] not in script
+    args = _submit_args(svc)
+    assert (args.command, args.action) == ("admin", "submit-jobs")
+    compose = _jobs_by_name(external_jobs(external_targets(args), flink_targets(args), svc["environment"]))
+    settings = StackSettings.from_env({"IOSCALE_REPO": str(REPO), "IOSCALE_HOME": str(tmp_path)})
+    analytics_config.save(settings.home, analytics_config.from_env(svc["environment"]))
+    local = _jobs_by_name(flink.stream_jobs(settings))
+    assert list(compose) == list(local) == ["ioscale-analytics", "ioscale-sample-monitor"]
+    for name, job in compose.items():
+        assert job.entry_class == local[name].entry_class
+        flags = job.program_args[::2]
+        assert flags == local[name].program_args[::2], name
+        differ = {f for f, a, b in zip(flags, job.program_args[1::2], local[name].program_args[1::2]) if a != b}
+        assert differ <= ENDPOINT_FLAGS, name
+
+    analytics = dict(zip(compose["ioscale-analytics"].program_args[::2], compose["ioscale-analytics"].program_args[1::2]))
+    assert analytics["--kafka-bootstrap"] == "kafka:29092"
+    assert analytics["--registry-url"] == "http://schema-registry:8081"
+    assert analytics["--clickhouse-url"] == "http://clickhouse:8123"
+    assert analytics["--clickhouse-password-file"] == "/flink-data/submit/clickhouse.env"
+    assert analytics["--checkpoint-dir"] == "file:///flink-data/checkpoints/ioscale-analytics"
+    assert analytics["--slo"] == "p99 < 10 ms, p99.999 < 50 ms" and "--saturation" not in analytics
+    assert "--clickhouse-password" not in analytics
+    assert PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"] not in " ".join(map(str, svc["command"]))
     assert svc["environment"]["CLICKHOUSE_FLINK_PASSWORD"] == PASSWORDS["CLICKHOUSE_FLINK_PASSWORD"]
-    assert svc["environment"]["IOSCALE_SLO"] == "p99 < 10 ms, p99.999 < 50 ms"
+
+
+def _mounts(svc: dict) -> dict[str, str]:
+    """container path -> volume or host path"""
+    out = {}
+    for v in svc.get("volumes", []):
+        src, dst = (v["source"], v["target"]) if isinstance(v, dict) else v.split(":")[:2]
+        out[dst] = src
+    return out
+
+
+@needs_compose
+def test_the_submitter_sees_flink_data_where_the_jobmanager_does_and_as_its_user(rendered):
+    # The submitter restores the newest checkpoint it finds and the JobManager reads it, its password file and
+    # writes savepoints at the same paths: the same volume at the same place, and the same uid (files 0600).
+    services = rendered["services"]
+    svc = services["flink-job-submit"]
+    args = _submit_args(svc)
+    for name in ("flink-jobmanager", "flink-taskmanager", "flink-job-submit"):
+        assert _mounts(services[name]).get("/flink-data") == "flink-data", name
+    for path in (args.checkpoint_dir, args.state_dir):
+        assert Path(path).is_relative_to("/flink-data"), path
+    for name in ("flink-jobmanager", "flink-taskmanager"):
+        conf = dict(line.split(": ", 1) for line in services[name]["environment"]["FLINK_PROPERTIES"].splitlines())
+        assert conf["state.checkpoints.dir"] == Path(args.checkpoint_dir).as_uri(), name
+    assert _mounts(svc)["/jars"] == "flink-jars" and args.jar.startswith("/jars/")
+    assert svc["user"] == "9999:9999"
+    # the Flink images' user: the official image's is 9999:9999, and the one built here says so
+    recipe = (REPO / "stack/docker/local/flink.Dockerfile").read_text()
+    assert "--gid 9999 flink" in recipe and "--uid 9999 --gid flink" in recipe
+    for dependency in ("stream-jobs-build", "ioscale-init"):
+        assert svc["depends_on"][dependency]["condition"] == "service_completed_successfully"
+    assert svc["depends_on"]["flink-jobmanager"]["condition"] == "service_healthy"
+
+
+def _job_flags() -> set[str]:
+    options = yaml.safe_load((REPO / "schema" / "analytics_options.json").read_text())["options"]
+    return {f"--{o['name']}" for o in options} | {"--topic"}  # the sample monitor's own
+
+
+@needs_compose
+def test_the_compose_files_hold_no_copy_of_the_jobs_arguments(rendered):
+    # Regression: the submit service ran `flink run` with its own copy of both jobs' arguments, which drifted from
+    # the local stack's. A job's flag may appear in the compose files only as an endpoint of `admin submit-jobs`.
+    svc = rendered["services"]["flink-job-submit"]
+    _submit_args(svc)  # argparse rejects a flag that is not one of the command's own
+    command_flags = {str(a).split("=", 1)[0] for a in svc["command"] if str(a).startswith("--")}
+    assert command_flags & _job_flags() <= ENDPOINT_FLAGS
+    for f in (COMPOSE, LOCAL):
+        text = f.read_text()
+        used = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text))
+        assert not (used & _job_flags()) - command_flags, f.name
+        assert "io.ioscale.jobs." not in text and "flink run" not in text, f.name
+    provision = (REPO / "ingest/src/ioscale/provision/flink.py").read_text()
+    for flag in ("--clickhouse-user", "--clickhouse-password-file", "--topic"):
+        assert f'"{flag}"' in provision, flag
 
 
 @needs_compose
@@ -243,33 +333,52 @@ def test_local_override_runs_the_same_topology_from_images_built_here(rendered):
     assert {svc["image"] for svc in local["services"].values()} <= built
 
 
-def _submit(script: str, tmp_path: Path, listed: str) -> list[str]:
-    """Run the submit service's script with `flink` answering `list` with ``listed``; the `run` calls it made."""
-    calls = tmp_path / "calls"
-    calls.write_text("")
-    fake = (f"flink() {{ if [ \"$1\" = list ]; then printf '%s\\n' {shlex.quote(listed)}; "
-            f"else echo \"$*\" >> {calls}; fi; }}\n")
-    # `config` prints compose's escaped "$$"; the container's shell gets "$".
-    script = script.replace("$$", "$").replace("/tmp/clickhouse.env", str(tmp_path / "clickhouse.env"))
-    env = {"PATH": os.environ["PATH"], "CLICKHOUSE_FLINK_PASSWORD": "pw", "IOSCALE_SLO": "p99 < 10 ms"}
-    proc = subprocess.run(["sh", "-c", fake + script], env=env, capture_output=True, text=True, timeout=10)
-    assert proc.returncode == 0, proc.stderr
-    return calls.read_text().splitlines()
+def _run_submit(svc: dict, tmp_path: Path, monkeypatch, running: dict[str, str]) -> list[dict]:
+    """Run the submit service's command in-process (ioscale's CLI) against a fake Flink REST API whose active jobs
+    are ``running`` (name -> id), with its /flink-data and /jars under ``tmp_path``; returns the bodies of /run."""
+    from fake_flink import fake_rest
+
+    from ioscale.cli import main
+    from ioscale.provision.flink import JobSubmitter
+
+    argv = [str(a).replace("=/flink-data", f"={tmp_path}/flink-data").replace("=/jars", f"={tmp_path}/jars")
+            for a in svc["command"]]
+    (tmp_path / "jars").mkdir(exist_ok=True)
+    (tmp_path / "jars" / "ioscale-stream-jobs.jar").write_bytes(b"PK jar")
+    runs: list[dict] = []
+    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest(runs, running=running))
+    for k, v in svc["environment"].items():
+        monkeypatch.setenv(k, str(v))
+    assert main(argv) == 0
+    return runs
 
 
 @needs_compose
-def test_submitting_again_does_not_run_a_running_job_twice(rendered, tmp_path):
+def test_submitting_again_does_not_run_a_running_job_twice_and_restores_the_newest_checkpoint(rendered, tmp_path,
+                                                                                             monkeypatch):
     # Regression: each `up` re-ran the one-shot and the JobManager ended with two analytics jobs writing the same
     # results (seen on the local images: two of each RUNNING).
+    import stat
+
     svc = rendered["services"]["flink-job-submit"]
-    script = svc["command"][0] if isinstance(svc["command"], list) else svc["command"]
-    assert len(_submit(script, tmp_path, "No running jobs.")) == 2
-    listed = ("28.11.2026 18:04:08 : aaa2369c335f379affb7b99e0c23bf44 : ioscale-sample-monitor (RUNNING)\n"
-              "28.11.2026 18:04:17 : 51639d6cb0458539e4ac5cc418c5ca9f : ioscale-analytics (RUNNING)")
-    assert _submit(script, tmp_path, listed) == []
-    only_monitor = listed.splitlines()[0]
-    (analytics,) = _submit(script, tmp_path, only_monitor)
-    assert "-c io.ioscale.jobs.AnalyticsJob" in analytics
+    runs = _run_submit(svc, tmp_path, monkeypatch, running={})
+    assert [r["entryClass"] for r in runs] == ["io.ioscale.jobs.AnalyticsJob", "io.ioscale.jobs.SampleMonitorJob"]
+    assert all("savepointPath" not in r for r in runs)
+    password_file = tmp_path / "flink-data/submit/clickhouse.env"
+    assert password_file.read_text() == f"CLICKHOUSE_FLINK_PASSWORD={PASSWORDS['CLICKHOUSE_FLINK_PASSWORD']}\n"
+    assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+
+    # Both runs recorded: the same command with both running (same jar, same arguments) submits nothing.
+    assert _run_submit(svc, tmp_path, monkeypatch, running={"ioscale-analytics": "j1",
+                                                            "ioscale-sample-monitor": "j2"}) == []
+
+    # The JobManager restarted (no HA: no jobs) after the analytics job retained a checkpoint: it is restored.
+    chk = tmp_path / "flink-data/checkpoints/ioscale-analytics/j1/chk-7"
+    chk.mkdir(parents=True)
+    (chk / "_metadata").write_bytes(b"m")
+    runs = _run_submit(svc, tmp_path, monkeypatch, running={"ioscale-sample-monitor": "j2"})
+    assert [(r["entryClass"], r.get("savepointPath")) for r in runs] == [
+        ("io.ioscale.jobs.AnalyticsJob", chk.as_uri())]
 
 
 @needs_compose

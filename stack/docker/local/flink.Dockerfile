@@ -2,7 +2,9 @@
 # laid out like the official image: /opt/flink, user flink (uid 9999), `jobmanager` / `taskmanager` commands and
 # FLINK_PROPERTIES (one "key: value" a line) added to the configuration.
 FROM local/ioscale-jre:17
-RUN useradd --system --uid 9999 --home-dir /opt/flink --shell /bin/bash flink
+# uid and gid 9999 as in the official image: compose's flink-job-submit runs as 9999:9999 and shares flink-data.
+RUN groupadd --system --gid 9999 flink \
+    && useradd --system --uid 9999 --gid flink --home-dir /opt/flink --shell /bin/bash flink
 COPY dist/flink/site/pyflink /opt/flink
 COPY stack/docker/local/flink-entrypoint.sh /docker-entrypoint.sh
 # The distribution's config.yaml is nested; the entrypoint merges flat keys, so start from a flat one that keeps

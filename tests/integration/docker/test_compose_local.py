@@ -3,18 +3,24 @@
 Run by scripts/test-containers.sh (part of `make test`): the session's `stack` is then the compose project that
 containers.py brings up with Testcontainers. Against the local stack these tests skip: they check what only the
 compose topology has. Checked: topics, schemas, migrations, every one-shot service exited 0, both Flink jobs RUNNING
-with completed checkpoints (the flink-data volume is writable), Superset healthy with its dashboards, and a
-simulated sweep through to a scaling-curve row for every step (the jar has its Avro schemas).
+with completed checkpoints (the flink-data volume is writable), Superset healthy with its dashboards, a
+simulated sweep through to a scaling-curve row for every step (the jar has its Avro schemas), and that the job
+submission run again leaves running jobs alone and, after a JobManager restart, restores the analytics job from its
+newest checkpoint.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import re
+import time
+
 import pytest
 import requests
 
 from containers import ONE_SHOT, until
+from ioscale.stack.flink import ANALYTICS_JOB, JOB_NAMES
 from ioscale.stack.clickhouse import client
 from ioscale.stack.superset import DASHBOARD_SLUGS
 from ioscale.wire import schemas, topics
@@ -87,3 +93,46 @@ def test_superset_serves_the_imported_dashboards(compose):
               headers={"Authorization": f"Bearer {token}"})
     slugs = {d["slug"] for d in r.json()["result"]}
     assert set(DASHBOARD_SLUGS) <= slugs
+
+
+def _running(flink: str) -> dict[str, list[str]]:
+    jobs: dict[str, list[str]] = {}
+    for j in requests.get(f"{flink}/jobs/overview", timeout=10).json()["jobs"]:
+        if j["state"] == "RUNNING":
+            jobs.setdefault(j["name"], []).append(j["jid"])
+    return jobs
+
+
+def test_submitting_again_keeps_the_jobs_and_a_restarted_jobmanager_gets_its_newest_checkpoint_back(compose):
+    """Last in this module: it restarts the JobManager. The one-shot flink-job-submit, run again as the next `up`
+    runs it, submits nothing while both jobs run; after a JobManager restart (no HA: no jobs) it resubmits both,
+    the analytics job from the newest checkpoint its previous run retained in flink-data."""
+    flink = compose.endpoints.flink_url
+    before = _running(flink)
+    assert {n: len(before.get(n, [])) for n in JOB_NAMES} == {n: 1 for n in JOB_NAMES}
+    t0 = time.monotonic()
+    code, out = compose.rerun("flink-job-submit")
+    assert code == 0, out
+    assert _running(flink) == before, out
+    assert out.count("already RUNNING") == len(JOB_NAMES), out
+    again_s = time.monotonic() - t0
+
+    (old,) = before[ANALYTICS_JOB]
+    completed = until("a completed checkpoint of the analytics job", lambda: (c := requests.get(
+        f"{flink}/jobs/{old}/checkpoints", timeout=10).json())["counts"]["completed"] >= 1 and c, 150, 5)
+    seen = completed["latest"]["completed"]["id"]
+    t0 = time.monotonic()
+    compose.docker("restart", compose.compose.get_container("flink-jobmanager").ID)
+    until("the restarted JobManager with a TaskManager", lambda: requests.get(
+        f"{flink}/overview", timeout=10).json()["taskmanagers"] >= 1, 180, 2)
+    code, out = compose.rerun("flink-job-submit")
+    assert code == 0, out
+    after = _running(flink)
+    assert {n: len(after.get(n, [])) for n in JOB_NAMES} == {n: 1 for n in JOB_NAMES}, out
+    (new,) = after[ANALYTICS_JOB]
+    restored = requests.get(f"{flink}/jobs/{new}/checkpoints", timeout=10).json()["latest"]["restored"]
+    assert restored, out
+    m = re.search(rf"/flink-data/checkpoints/{ANALYTICS_JOB}/{old}/chk-(\d+)$", restored["external_path"])
+    assert m and int(m.group(1)) >= seen, (restored, seen)
+    print(f"\nsubmit again: {again_s:.1f} s; JobManager restart to both jobs RUNNING: {time.monotonic() - t0:.1f} s, "
+          f"analytics job {new} restored {restored['external_path']} (newest completed before the restart: {seen})")

@@ -70,3 +70,56 @@ def test_users_the_server_defines_in_users_xml_are_left_alone():
     flink = [s for s in stmts if CLICKHOUSE_USERS["flink"] in s]
     assert stmts == flink and len(flink) == 3  # CREATE, ALTER, its one GRANT
     assert flink[2] == "GRANT SELECT, INSERT ON ioscale.* TO ioscale_flink"
+
+
+def test_analytics_settings_come_from_ioscale_variables_where_there_is_no_analytics_conf():
+    from ioscale.provision import analytics_config
+
+    env = {"IOSCALE_SLO": " p99 < 1 ms ", "IOSCALE_STEADY_STATE": "", "IOSCALE_SATURATION": "port-utilization-pct=90",
+           "IOSCALE_HOME": "/x"}
+    assert analytics_config.from_env(env) == {"slo": "p99 < 1 ms", "saturation": "port-utilization-pct=90"}
+    assert analytics_config.program_args(analytics_config.from_env(env)) == (
+        "--slo", "p99 < 1 ms", "--saturation", "port-utilization-pct=90")
+    with pytest.raises(ConfigError, match="IOSCALE_LOAD_AXIS"):
+        analytics_config.from_env({"IOSCALE_LOAD_AXIS": "sideways"})
+
+
+def _flink_targets(tmp_path: Path):
+    from ioscale.provision.external import ExternalTargets, FlinkTargets
+
+    return (ExternalTargets("kafka:29092", "http://schema-registry:8081", "http://clickhouse:8123"),
+            FlinkTargets("http://flink:8081", tmp_path / "jobs.jar", tmp_path / "checkpoints", tmp_path / "state"))
+
+
+def test_submit_jobs_checks_its_settings_before_it_writes_or_calls_anything(tmp_path, monkeypatch):
+    from ioscale.provision.external import submit_jobs_external
+    from ioscale.provision.flink import JobSubmitter
+    from ioscale.stack.progress import SilentProgress
+
+    monkeypatch.setattr(JobSubmitter, "_rest", lambda *a, **kw: pytest.fail("called Flink"))
+    targets, flink = _flink_targets(tmp_path)
+    with pytest.raises(ConfigError, match="IOSCALE_SLO"):
+        submit_jobs_external(targets, flink, SilentProgress(), {**ENV, "IOSCALE_SLO": "fast please"})
+    with pytest.raises(ConfigError, match="CLICKHOUSE_FLINK_PASSWORD"):
+        submit_jobs_external(targets, flink, SilentProgress(), {})
+    assert not (tmp_path / "state").exists()
+
+
+def test_submit_jobs_writes_the_password_file_private_and_points_the_job_at_it(tmp_path, monkeypatch):
+    from ioscale.provision.external import submit_jobs_external
+    from ioscale.provision.flink import JobSubmitter
+    from ioscale.stack.progress import SilentProgress
+
+    deployed: list = []
+    monkeypatch.setattr(JobSubmitter, "wait_taskmanager", lambda self, timeout_s: None)
+    monkeypatch.setattr(JobSubmitter, "submit_jobs", lambda self, **kw: deployed.append(self))
+    targets, flink = _flink_targets(tmp_path)
+    submit_jobs_external(targets, flink, SilentProgress(), ENV)
+    password_file = tmp_path / "state" / "clickhouse.env"
+    assert password_file.read_text() == f"CLICKHOUSE_FLINK_PASSWORD={ENV['CLICKHOUSE_FLINK_PASSWORD']}\n"
+    assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+    (submitter,) = deployed
+    analytics = dict(zip(submitter.jobs[0].program_args[::2], submitter.jobs[0].program_args[1::2]))
+    assert analytics["--clickhouse-password-file"] == str(password_file)
+    assert ENV["CLICKHOUSE_FLINK_PASSWORD"] not in submitter.jobs[0].program_args
+    assert (submitter.rest_url, submitter.data_dir) == ("http://flink:8081", tmp_path / "state")

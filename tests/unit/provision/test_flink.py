@@ -1,4 +1,5 @@
-"""FlinkJobs without a cluster: jar staleness, submit and redeploy decisions, job arguments, checkpoints."""
+"""FlinkJobs and its JobSubmitter without a cluster: jar staleness, submit and redeploy decisions, job arguments,
+checkpoints. The REST side is JobSubmitter's, so its methods are what the fake clusters replace."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_flink import fake_rest
 
 from ioscale.provision import flink
-from ioscale.provision.flink import FlinkJobs, StreamJob, jar_is_stale, should_submit
+from ioscale.provision.flink import FlinkJobs, JobSubmitter, StreamJob, jar_is_stale, should_submit
 from ioscale.stack.component import StackContext
 from ioscale.stack.progress import SilentProgress
 from ioscale.stack.settings import StackSettings
@@ -107,11 +109,11 @@ def test_configure_submits_only_jobs_that_are_not_active(tmp_path, monkeypatch):
     _current_jar(c, monkeypatch, tmp_path)
     calls: list[str] = []
     monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
-    monkeypatch.setattr(c, "upload_jar", lambda: "jar")
-    monkeypatch.setattr(c, "submit", lambda job, jar_id=None: calls.append(job.name))
+    monkeypatch.setattr(JobSubmitter, "upload_jar", lambda self: "jar")
+    monkeypatch.setattr(JobSubmitter, "submit", lambda self, job, jar_id=None: calls.append(job.name))
 
     overview = _overview(**{"ioscale-sample-monitor": "RUNNING", "ioscale-analytics": "RUNNING"})
-    monkeypatch.setattr(c, "_rest", lambda method, path, **kw: overview)
+    monkeypatch.setattr(JobSubmitter, "_rest", lambda self, method, path, **kw: overview)
     c.submit_jobs()
     assert calls == []  # running jobs: neither Maven nor a submission
 
@@ -154,15 +156,15 @@ def test_configure_redeploys_a_running_job_whose_settings_changed(tmp_path, monk
     jar = _current_jar(c, monkeypatch, tmp_path)
     jobs = {j.name: j for j in flink.stream_jobs(c.settings)}
     for name in jobs:  # both were submitted by us, with the jar on disk
-        c._record_deployment(jobs[name], f"id-{name}")
+        c.submitter._record_deployment(jobs[name], f"id-{name}")
     calls: list = []
     monkeypatch.setattr(c, "build_job_jar", lambda: calls.append("build"))
-    monkeypatch.setattr(c, "redeploy",
-                        lambda job, job_id, reasons, jar_id=None: calls.append((job.name, job_id, reasons)))
-    monkeypatch.setattr(c, "submit", lambda job, jar_id=None: calls.append(job.name))
-    monkeypatch.setattr(c, "upload_jar", lambda: "jar")
+    monkeypatch.setattr(JobSubmitter, "redeploy",
+                        lambda self, job, job_id, reasons, jar_id=None: calls.append((job.name, job_id, reasons)))
+    monkeypatch.setattr(JobSubmitter, "submit", lambda self, job, jar_id=None: calls.append(job.name))
+    monkeypatch.setattr(JobSubmitter, "upload_jar", lambda self: "jar")
     overview = _overview(**{name: "RUNNING" for name in jobs})
-    monkeypatch.setattr(c, "_rest", lambda method, path, **kw: overview)
+    monkeypatch.setattr(JobSubmitter, "_rest", lambda self, method, path, **kw: overview)
     c.submit_jobs()
     assert calls == []
 
@@ -179,14 +181,14 @@ def test_configure_redeploys_a_running_job_whose_settings_changed(tmp_path, monk
 
 
 def _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok: bool):
-    sp_dir = c.data / "savepoints" / "a"
+    sp_dir = c.data_dir / "savepoints" / "a"
     old_sp = sp_dir / "savepoint-old"
     old_sp.mkdir(parents=True)
     new_sp = sp_dir / "savepoint-new"
     calls: list = []
     submitted: list = []
 
-    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+    def fake_rest(self, method: str, path: str, timeout_s: float = 0, **kw):
         calls.append((method, path, kw.get("json")))
         if path == "/jobs/j1/stop":
             return {"request-id": "t1"}
@@ -200,24 +202,25 @@ def _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok: bool):
             return {"state": "FINISHED" if savepoint_ok else "CANCELED"}
         return None
 
-    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest)
     monkeypatch.setattr(flink.time, "sleep", lambda s: None)
-    monkeypatch.setattr(c, "submit", lambda job, restore=None, jar_id=None: submitted.append(restore) or "j2")
+    monkeypatch.setattr(JobSubmitter, "submit",
+                        lambda self, job, restore=None, jar_id=None: submitted.append(restore) or "j2")
     return calls, submitted, old_sp, new_sp
 
 
 def test_redeploy_stops_with_a_savepoint_and_restores_it(tmp_path, monkeypatch):
-    c = _component(tmp_path)
+    c = _component(tmp_path).submitter
     calls, submitted, old_sp, new_sp = _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok=True)
     assert c.redeploy(StreamJob("a", "E", ()), "j1", ["arguments changed: slo"]) == "j2"
-    assert calls[0] == ("POST", "/jobs/j1/stop", {"targetDirectory": (c.data / "savepoints" / "a").as_uri(),
+    assert calls[0] == ("POST", "/jobs/j1/stop", {"targetDirectory": (c.data_dir / "savepoints" / "a").as_uri(),
                                                   "drain": False})
     assert submitted == [new_sp]
     assert new_sp.exists() and not old_sp.exists()  # the restored savepoint supersedes older ones
 
 
 def test_redeploy_cancels_and_restores_the_checkpoint_when_the_savepoint_fails(tmp_path, monkeypatch):
-    c = _component(tmp_path)
+    c = _component(tmp_path).submitter
     calls, submitted, old_sp, _ = _savepoint_cluster(c, monkeypatch, tmp_path, savepoint_ok=False)
     assert c.redeploy(StreamJob("a", "E", ()), "j1", ["the job jar was rebuilt"]) == "j2"
     assert ("PATCH", "/jobs/j1?mode=cancel", None) in calls
@@ -230,10 +233,10 @@ def test_submit_records_what_it_deployed_for_the_stack_jobs_only(tmp_path, monke
     _fake_cluster(c, monkeypatch, tmp_path, ["RUNNING", "RUNNING"])
     job = StreamJob("ioscale-analytics", "E", ("--x", "1"))
     c.submit(job)
-    record = c._deployment("ioscale-analytics")
+    record = c.submitter._deployment("ioscale-analytics")
     assert record == {"job_id": "j1", "program_args": ["--x", "1"], "jar_sha256": flink.file_sha256(c.job_jar)}
     c.submit(StreamJob("ioscale-replay-r1", "E", ()))  # a one-off (ioscale analyze) leaves no record
-    assert c._deployment("ioscale-replay-r1") is None
+    assert c.submitter._deployment("ioscale-replay-r1") is None
 
 
 def test_analytics_settings_reach_the_job_arguments(tmp_path):
@@ -303,20 +306,7 @@ def _fake_cluster(c, monkeypatch, tmp_path, run_states: list[str]):
     monkeypatch.setattr(FlinkJobs, "job_jar", property(lambda self: jar))
     monkeypatch.setattr(flink.time, "sleep", lambda s: None)
     bodies: list[dict] = []
-
-    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
-        if path == "/jars":
-            return {"files": []}
-        if path == "/jars/upload":
-            return {"filename": "/u/a_ioscale-stream-jobs.jar"}
-        if path.endswith("/run"):
-            bodies.append(kw["json"])
-            return {"jobid": f"j{len(bodies)}"}
-        if path.endswith("/exceptions"):
-            return {"rootException": "java.lang.IllegalStateException: Failed to rollback to checkpoint"}
-        return {"state": run_states[int(path.split("/j")[-1]) - 1]}
-
-    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest(bodies, run_states=run_states))
     return bodies
 
 
@@ -351,7 +341,7 @@ def test_submit_replaces_old_uploads_and_runs_the_entry_class(tmp_path, monkeypa
     calls: list[tuple[str, str]] = []
     states = iter(["CREATED", "RUNNING"])
 
-    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+    def fake_rest(self, method: str, path: str, timeout_s: float = 0, **kw):
         calls.append((method, path))
         if (method, path) == ("GET", "/jars"):
             return {"files": [{"id": "old_ioscale-stream-jobs.jar", "name": "ioscale-stream-jobs.jar"},
@@ -366,7 +356,7 @@ def test_submit_replaces_old_uploads_and_runs_the_entry_class(tmp_path, monkeypa
             return {"state": next(states)}
         return None
 
-    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest)
     monkeypatch.setattr(flink.time, "sleep", lambda s: None)
     assert c.submit(StreamJob("n", "E", ("--a", "1"))) == "j1"
     assert calls == [("GET", "/jars"), ("DELETE", "/jars/old_ioscale-stream-jobs.jar"), ("POST", "/jars/upload"),
@@ -385,7 +375,7 @@ def test_configure_uploads_the_jar_once_and_submits_the_analytics_job_first(tmp_
     calls: list[tuple[str, str]] = []
     runs: list[str] = []
 
-    def fake_rest(method: str, path: str, timeout_s: float = 0, **kw):
+    def fake_rest(self, method: str, path: str, timeout_s: float = 0, **kw):
         calls.append((method, path))
         if path == "/jobs/overview":
             return {"jobs": []}
@@ -402,7 +392,7 @@ def test_configure_uploads_the_jar_once_and_submits_the_analytics_job_first(tmp_
                                                                           "INITIALIZING"}]}
 
     polls: dict[str, int] = {}
-    monkeypatch.setattr(c, "_rest", fake_rest)
+    monkeypatch.setattr(JobSubmitter, "_rest", fake_rest)
     monkeypatch.setattr(c, "processes", lambda: [])
     c.submit_jobs()
     assert calls.count(("POST", "/jars/upload")) == 1
@@ -427,6 +417,63 @@ def test_submit_reports_the_root_cause_of_a_failed_job(tmp_path, monkeypatch):
         "/jobs/j2": {"state": "FAILED"},
         "/jobs/j2/exceptions": {"rootException": "java.lang.IllegalArgumentException: unknown argument --x\n\tat ..."},
     }
-    monkeypatch.setattr(c, "_rest", lambda method, path, timeout_s=0, **kw: replies[path])
+    monkeypatch.setattr(JobSubmitter, "_rest", lambda self, method, path, timeout_s=0, **kw: replies[path])
     with pytest.raises(StackError, match="FAILED.*unknown argument --x"):
         c.submit(StreamJob("n", "E", ()))
+
+
+def test_jobs_built_from_other_endpoints_differ_from_the_local_stacks_only_in_those(tmp_path):
+    from ioscale.provision import analytics_config
+    s = _settings(tmp_path)
+    analytics_config.save(s.home, {"slo": "p99.999 < 2 ms"})
+    local = flink.stream_jobs(s)
+    where = flink.JobEndpoints("kafka:29092", "http://schema-registry:8081", "http://clickhouse:8123",
+                               Path("/flink-data/submit/clickhouse.env"), Path("/flink-data/checkpoints"),
+                               {"slo": "p99.999 < 2 ms"})
+    other = flink.stream_jobs_for(where)
+    assert [(j.name, j.entry_class) for j in other] == [(j.name, j.entry_class) for j in local]
+    endpoint_flags = {"--kafka-bootstrap", "--registry-url", "--clickhouse-url", "--clickhouse-password-file",
+                      "--checkpoint-dir"}
+    for mine, theirs in zip(local, other):
+        assert mine.program_args[::2] == theirs.program_args[::2]
+        assert {f for f, a, b in zip(mine.program_args[::2], mine.program_args[1::2], theirs.program_args[1::2])
+                if a != b} <= endpoint_flags
+    assert other[0].checkpoint_dir == Path("/flink-data/checkpoints/ioscale-analytics")
+    assert other[1].checkpoint_dir is None
+
+
+def test_configure_passes_the_jar_staleness_and_the_maven_build_to_the_submitter(tmp_path, monkeypatch):
+    c = _component(tmp_path)
+    seen: list = []
+    monkeypatch.setattr(JobSubmitter, "submit_jobs",
+                        lambda self, sources_changed=False, build=None: seen.append((self, sources_changed, build)))
+    monkeypatch.setattr(flink, "jar_is_stale", lambda jar, project: True)
+    c.submit_jobs()
+    ((submitter, stale, build),) = seen
+    assert stale and build == c.build_job_jar
+    assert (submitter.rest_url, submitter.jar, submitter.data_dir) == (c.rest_url, c.job_jar, c.data)
+    assert submitter.jobs == flink.stream_jobs(c.settings)
+
+
+def test_the_submitter_waits_for_a_taskmanager_through_a_starting_jobmanager(tmp_path, monkeypatch):
+    import requests
+
+    from ioscale.errors import StackError
+
+    answers = iter([requests.ConnectionError("refused"), {"taskmanagers": 0}, {"taskmanagers": 1}])
+
+    def rest(self, method, path, timeout_s=0, **kw):
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(JobSubmitter, "_rest", rest)
+    monkeypatch.setattr(flink.time, "sleep", lambda s: None)
+    s = JobSubmitter("http://flink:8081", tmp_path / "jobs.jar", tmp_path, [], SilentProgress())
+    s.wait_taskmanager(timeout_s=60)
+    monkeypatch.setattr(JobSubmitter, "_rest", lambda self, method, path, **kw: {"taskmanagers": 0})
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(flink.time, "monotonic", lambda: next(clock))
+    with pytest.raises(StackError, match="not ready after 60s waiting for a TaskManager"):
+        s.wait_taskmanager(timeout_s=60)

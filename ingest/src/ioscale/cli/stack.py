@@ -1,4 +1,4 @@
-"""`ioscale stack up|down|status|logs` (the local stack) and `ioscale admin init` (services run elsewhere)."""
+"""`ioscale stack up|down|status|logs` (the local stack) and `ioscale admin init|submit-jobs` (services run elsewhere)."""
 
 from __future__ import annotations
 
@@ -51,19 +51,42 @@ def print_endpoints(rows: list[tuple[str, str]]) -> None:
         print(f"  {k:<{width}}  {v}")
 
 
-def _cmd_admin(args: argparse.Namespace) -> int:
+def external_targets(args: argparse.Namespace, **extra: object):
+    """The services of `admin init` and `admin submit-jobs`' arguments."""
+    from ioscale.provision.external import ExternalTargets
+
+    return ExternalTargets(kafka_bootstrap=args.kafka_bootstrap, registry_url=args.registry_url,
+                           clickhouse_url=args.clickhouse_url, **extra)
+
+
+def _cmd_admin_init(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ioscale.paths import repo_root
-    from ioscale.provision.external import ExternalTargets, init_external
+    from ioscale.provision.external import init_external
     from ioscale.stack.progress import Progress
 
-    targets = ExternalTargets(
-        kafka_bootstrap=args.kafka_bootstrap, registry_url=args.registry_url, clickhouse_url=args.clickhouse_url,
-        superset_bundle_out=Path(args.superset_bundle_out) if args.superset_bundle_out else None,
-        superset_clickhouse_host=args.superset_clickhouse_host,
-    )
+    bundle = Path(args.superset_bundle_out) if args.superset_bundle_out else None
+    targets = external_targets(args, superset_bundle_out=bundle, superset_clickhouse_host=args.superset_clickhouse_host)
     init_external(targets, repo_root(), Progress())
+    return 0
+
+
+def flink_targets(args: argparse.Namespace):
+    """The Flink cluster of `admin submit-jobs`' arguments."""
+    from pathlib import Path
+
+    from ioscale.provision.external import FlinkTargets
+
+    return FlinkTargets(rest_url=args.flink_url.rstrip("/"), jar=Path(args.jar),
+                        checkpoint_root=Path(args.checkpoint_dir), state_dir=Path(args.state_dir))
+
+
+def _cmd_admin_submit_jobs(args: argparse.Namespace) -> int:
+    from ioscale.provision.external import submit_jobs_external
+    from ioscale.stack.progress import Progress
+
+    submit_jobs_external(external_targets(args), flink_targets(args), Progress(), ready_timeout_s=args.ready_timeout)
     return 0
 
 
@@ -77,10 +100,33 @@ def add_stack_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_admin_parser(sub: argparse._SubParsersAction) -> None:
     adm = sub.add_parser("admin", help="initialise services run elsewhere (docker-compose, a lab cluster)")
-    adm.add_argument("action", choices=["init"])
-    adm.add_argument("--kafka-bootstrap", required=True)
-    adm.add_argument("--registry-url", required=True)
-    adm.add_argument("--clickhouse-url", required=True, help="HTTP URL; passwords come from CLICKHOUSE_<ROLE>_PASSWORD")
-    adm.add_argument("--superset-bundle-out", help="write the rendered dashboard bundle (zip) here")
-    adm.add_argument("--superset-clickhouse-host", help="ClickHouse host name as Superset reaches it")
-    adm.set_defaults(func=_cmd_admin)
+    actions = adm.add_subparsers(dest="action", required=True)
+    services = argparse.ArgumentParser(add_help=False)
+    services.add_argument("--kafka-bootstrap", required=True)
+    services.add_argument("--registry-url", required=True)
+    services.add_argument("--clickhouse-url", required=True,
+                          help="HTTP URL; passwords come from CLICKHOUSE_<ROLE>_PASSWORD")
+
+    init = actions.add_parser("init", parents=[services],
+                              help="topics, schemas, ClickHouse users and migrations, the Superset bundle")
+    init.add_argument("--superset-bundle-out", help="write the rendered dashboard bundle (zip) here")
+    init.add_argument("--superset-clickhouse-host", help="ClickHouse host name as Superset reaches it")
+    init.set_defaults(func=_cmd_admin_init)
+
+    submit = actions.add_parser(
+        "submit-jobs", parents=[services],
+        help="submit the stream jobs to a Flink cluster, or redeploy them if their jar or arguments changed",
+        description="Service addresses are as the Flink cluster reaches them. Analytics settings come from "
+                    "IOSCALE_<KEY> variables (IOSCALE_SLO, IOSCALE_SATURATION, ...: `ioscale config -v`), the "
+                    "Flink writer's password from CLICKHOUSE_FLINK_PASSWORD.")
+    submit.add_argument("--flink-url", required=True, help="the JobManager's REST API, e.g. http://flink-jobmanager:8081")
+    submit.add_argument("--jar", required=True, help="the stream-jobs jar (stream-jobs/target/ioscale-stream-jobs.jar)")
+    submit.add_argument("--checkpoint-dir", required=True,
+                        help="where the jobs keep their checkpoints (<dir>/<job>), at the same path here and in "
+                             "the cluster: a resubmitted job restores its newest")
+    submit.add_argument("--state-dir", required=True,
+                        help="deployment records, savepoints and the password file, at the same path here and in "
+                             "the cluster (its JobManager reads and writes there)")
+    submit.add_argument("--ready-timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="wait this long for a TaskManager to register")
+    submit.set_defaults(func=_cmd_admin_submit_jobs)

@@ -3,7 +3,8 @@
 They live in ``<home>/analytics.conf`` (``key = value`` lines, ``#`` comments), so they hold for every later
 ``ioscale stack up`` instead of being lost with an environment variable. ``ioscale config`` shows and edits the
 file; ``ioscale stack up`` passes the values to the job as ``--key value`` and, when they differ from what the
-running job was started with, redeploys it from a savepoint (``FlinkJobs.configure``).
+running job was started with, redeploys it from a savepoint (``FlinkJobs.configure``). Where there is no such file
+(compose's ``ioscale admin submit-jobs``), the same keys come from ``IOSCALE_<KEY>`` variables (``from_env``).
 
 Values are checked here, before anything is deployed, so a typo is reported by ``ioscale config`` with the key
 and the reason rather than by a failed job submission. The job validates them again (it is the authority for
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ioscale.errors import ConfigError
 from ioscale.paths import repo_root
@@ -175,6 +176,22 @@ def save(home: Path, values: dict[str, str]) -> Path:
     tmp.write_text("\n".join(lines) + "\n")
     tmp.replace(path)
     return path
+
+
+def env_name(key: str) -> str:
+    """The variable that sets ``key`` where there is no analytics.conf (compose): ``slo`` -> IOSCALE_SLO."""
+    return "IOSCALE_" + key.upper().replace("-", "_")
+
+
+def from_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The settings given as ``IOSCALE_<KEY>`` variables (an empty one: the job's default), validated."""
+    values = {key: env[env_name(key)].strip() for key in TUNABLES if env.get(env_name(key), "").strip()}
+    for key, value in values.items():
+        try:
+            check(key, value)
+        except ConfigError as e:
+            raise ConfigError(f"{env_name(key)}: {e}") from None
+    return values
 
 
 def program_args(values: dict[str, str]) -> tuple[str, ...]:

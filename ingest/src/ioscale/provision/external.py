@@ -1,9 +1,11 @@
-"""Initialise services that something else runs (docker-compose, a lab cluster): `ioscale admin init`.
+"""Initialise services that something else runs (docker-compose, a lab cluster): `ioscale admin init` and
+`ioscale admin submit-jobs`.
 
 The local stack does the same work inside its components; this is the path for servers we do not
 start: create the topics, register the schemas, create the ClickHouse roles with the same rights as
-the local users.xml (SQL access management), apply sql/migrations, and render the Superset bundle.
-Passwords come from the environment (CLICKHOUSE_<ROLE>_PASSWORD), never from arguments.
+the local users.xml (SQL access management), apply sql/migrations, and render the Superset bundle;
+then submit the stream jobs to the Flink cluster with the local stack's own submitter and job list
+(``provision.flink``). Passwords come from the environment (CLICKHOUSE_<ROLE>_PASSWORD), never from arguments.
 
 The roles' rights have one definition, stack/clickhouse/users.xml.tmpl (what the local server reads): the
 grants of each account and the reader profile's limits are read from it and issued here as SQL.
@@ -13,12 +15,15 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 from ioscale.errors import ConfigError
 from ioscale.paths import repo_root, write_private
+from ioscale.provision import analytics_config
+from ioscale.provision.flink import JobEndpoints, JobSubmitter, StreamJob, stream_jobs_for
 from ioscale.stack.clickhouse import ROLES, password_secret_name, render_users
 from ioscale.stack.progress import Progress
 from ioscale.stack.settings import CLICKHOUSE_USERS
@@ -39,7 +44,7 @@ class ExternalTargets:
 
 def password(role: str, env: dict[str, str] | None = None) -> str:
     env = os.environ if env is None else env
-    name = f"CLICKHOUSE_{role.upper()}_PASSWORD"
+    name = password_secret_name(role)
     value = env.get(name, "")
     if not value:
         raise ConfigError(f"{name} is not set", "pass the ClickHouse passwords in the environment")
@@ -122,3 +127,38 @@ def write_superset_bundle(out: Path, repo: Path, host: str, port: int, env: dict
 
     uri = clickhouse_uri(CLICKHOUSE_USERS["reader"], password("reader", env), host, port)
     write_private(out, build_bundle(repo / "superset", uri))
+
+
+#: In ``submit-jobs``' state directory: the Flink writer's password for the analytics job's main(), which runs in
+#: the JobManager (so the JobManager must read it at this path: the directory is shared with it).
+PASSWORD_FILE = "clickhouse.env"
+
+
+@dataclass(frozen=True)
+class FlinkTargets:
+    """A Flink cluster to run the stream jobs on: its REST URL, and paths that this host and the cluster share."""
+
+    rest_url: str
+    jar: Path
+    checkpoint_root: Path  # each job's checkpoints under <root>/<job>, written by the cluster, read here
+    state_dir: Path  # deployment records, savepoints (written by the cluster) and the password file
+
+
+def external_jobs(targets: ExternalTargets, flink: FlinkTargets, env: Mapping[str, str]) -> list[StreamJob]:
+    """The local stack's stream jobs (``provision.flink.stream_jobs_for``) pointed at these services, with the
+    analytics tunables of ``IOSCALE_<KEY>`` variables (``analytics_config.from_env``)."""
+    return stream_jobs_for(JobEndpoints(targets.kafka_bootstrap, targets.registry_url, targets.clickhouse_url,
+                                        flink.state_dir / PASSWORD_FILE, flink.checkpoint_root,
+                                        analytics_config.from_env(env)))
+
+
+def submit_jobs_external(targets: ExternalTargets, flink: FlinkTargets, ui: Progress, env: dict[str, str] | None = None,
+                         ready_timeout_s: float = 120.0) -> None:
+    """Submit the stream jobs that are not running and redeploy those whose jar or arguments changed, restoring
+    the newest retained checkpoint: the local stack's ``JobSubmitter``, on this cluster."""
+    env = dict(os.environ if env is None else env)
+    jobs = external_jobs(targets, flink, env)  # first: a bad IOSCALE_<KEY> is reported before anything is written
+    write_private(flink.state_dir / PASSWORD_FILE, f"{password_secret_name('flink')}={password('flink', env)}\n")
+    submitter = JobSubmitter(flink.rest_url, flink.jar, flink.state_dir, jobs, ui, rerun="ioscale admin submit-jobs")
+    submitter.wait_taskmanager(ready_timeout_s)
+    submitter.submit_jobs()

@@ -1,4 +1,9 @@
-"""The ioscale stream jobs on the local Flink cluster (``ioscale.stack.flink``).
+"""The ioscale stream jobs on a Flink cluster: the local stack's (``ioscale.stack.flink``) or compose's.
+
+One definition serves both: ``stream_jobs_for`` lists the jobs from where the cluster reaches the services
+(``JobEndpoints``), and ``JobSubmitter`` submits, redeploys and restores them over the REST API, given only the
+cluster's URL, the jar and a directory for its records. The local stack's ``FlinkJobs`` and compose's
+``ioscale admin submit-jobs`` (``provision.external``) both delegate to it.
 
 ``FlinkJobs.configure()`` builds ``stream-jobs/target/ioscale-stream-jobs.jar`` when a source (or a schema in
 ``schema/``, which the jar carries) is newer than the jar and submits each job over the REST API unless a
@@ -20,6 +25,11 @@ The cluster has no HA store, so a restarted JobManager has no jobs and ``up`` su
 The analytics job logs in to ClickHouse as ``ioscale_flink``; it reads the password from
 ``secrets.env`` (``--clickhouse-password-file``), so the password is not in its arguments, which the Flink
 REST API shows.
+
+Under compose the same holds on the flink-data volume, mounted at one path in the JobManager, the TaskManager and
+``flink-job-submit``: checkpoints in ``/flink-data/checkpoints/<job>/``, records and savepoints in
+``/flink-data/submit/``, with the password file (``clickhouse.env``, 0600, the Flink user's). Its jar is built by
+``stream-jobs-build`` on every ``up``; the build is reproducible, so the jar's sha256 changes with its content only.
 """
 
 from __future__ import annotations
@@ -28,8 +38,8 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -37,9 +47,11 @@ from urllib.parse import unquote, urlparse
 from ioscale.errors import StackError
 from ioscale.paths import Subpath
 from ioscale.provision import analytics_config
+from ioscale.stack import flink as stack_flink
 from ioscale.stack.commands import run_logged
-from ioscale.stack.flink import (ACTIVE_JOB_STATES, ANALYTICS_JOB, SAMPLE_MONITOR_JOB, FlinkComponent, job_states,
-                                 write_atomic)
+from ioscale.stack.flink import (ACTIVE_JOB_STATES, ANALYTICS_JOB, REST_TIMEOUT_S, SAMPLE_MONITOR_JOB, FlinkComponent,
+                                 job_states, write_atomic)
+from ioscale.stack.progress import Progress
 from ioscale.stack.settings import CLICKHOUSE_USERS, StackSettings
 from ioscale.wire import topics
 
@@ -66,36 +78,62 @@ class StreamJob:
     checkpoint_dir: Path | None = None
 
 
-def checkpoint_dir(settings: StackSettings, job_name: str) -> Path:
-    return settings.data_dir / "flink" / "checkpoints" / job_name
+@dataclass(frozen=True)
+class JobEndpoints:
+    """Where the jobs reach their services and keep their state, as the Flink cluster sees them.
+
+    ``clickhouse_password_file``: a ``KEY=VALUE`` file holding CLICKHOUSE_FLINK_PASSWORD, read by the job's main()
+    in the JobManager (program arguments are visible over Flink's REST API, a file is not).
+    ``checkpoint_root``: each job with checkpoints keeps them under ``<root>/<job name>``, a path the submitter
+    reads too (the newest complete checkpoint is restored on submission).
+    ``analytics``: the analytics job's tunables (``analytics_config``), passed as ``--key value``.
+    """
+
+    kafka_bootstrap: str
+    registry_url: str
+    clickhouse_url: str
+    clickhouse_password_file: Path
+    checkpoint_root: Path
+    analytics: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def local(cls, settings: StackSettings) -> "JobEndpoints":
+        """The local stack's services; the password stays in its secrets.env, the tunables in analytics.conf."""
+        return cls(settings.kafka_bootstrap, settings.url("registry"), settings.url("clickhouse_http"),
+                   settings.secrets_file, settings.data_dir / "flink" / "checkpoints",
+                   analytics_config.load(settings.home))
 
 
-def stream_jobs(settings: StackSettings) -> list[StreamJob]:
-    """The jobs the local stack runs, with arguments pointing at the local services."""
-    analytics_checkpoints = checkpoint_dir(settings, ANALYTICS_JOB)
+def stream_jobs_for(endpoints: JobEndpoints) -> list[StreamJob]:
+    """The stream jobs, with arguments pointing at ``endpoints``."""
+    analytics_checkpoints = endpoints.checkpoint_root / ANALYTICS_JOB
     # The analytics job first: after a JobManager crash its results are what users wait for.
     return [
         StreamJob(
             name=ANALYTICS_JOB,
             entry_class="io.ioscale.jobs.AnalyticsJob",
             program_args=(
-                "--kafka-bootstrap", settings.kafka_bootstrap,
-                "--registry-url", settings.url("registry"),
-                "--clickhouse-url", settings.url("clickhouse_http"),
+                "--kafka-bootstrap", endpoints.kafka_bootstrap,
+                "--registry-url", endpoints.registry_url,
+                "--clickhouse-url", endpoints.clickhouse_url,
                 "--clickhouse-user", CLICKHOUSE_USERS["flink"],
-                # The password stays in secrets.env: program arguments are visible over Flink's REST API.
-                "--clickhouse-password-file", str(settings.secrets_file),
+                "--clickhouse-password-file", str(endpoints.clickhouse_password_file),
                 "--checkpoint-dir", analytics_checkpoints.as_uri(),
-                *analytics_config.program_args(analytics_config.load(settings.home)),
+                *analytics_config.program_args(endpoints.analytics),
             ),
             checkpoint_dir=analytics_checkpoints,
         ),
         StreamJob(
             name=SAMPLE_MONITOR_JOB,
             entry_class="io.ioscale.jobs.SampleMonitorJob",
-            program_args=("--kafka-bootstrap", settings.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
+            program_args=("--kafka-bootstrap", endpoints.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
         ),
     ]
+
+
+def stream_jobs(settings: StackSettings) -> list[StreamJob]:
+    """The jobs the local stack runs, with arguments pointing at the local services."""
+    return stream_jobs_for(JobEndpoints.local(settings))
 
 
 # -- pure helpers (unit-tested) ------------------------------------------------------------------------
@@ -178,16 +216,53 @@ def _arg_value(args: list[str], flag: str) -> str | None:
     return args[args.index(flag) + 1] if flag in args and args.index(flag) + 1 < len(args) else None
 
 
-class FlinkJobs(FlinkComponent):
-    """The Flink cluster with the ioscale jobs: ``configure()`` builds the jar and submits or redeploys them."""
+def poll(what: str, check: Callable[[], bool], timeout_s: float, interval_s: float = 0.5) -> None:
+    """Until ``check`` is true (an exception counts as not yet); StackError after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except Exception as e:  # the REST API of a starting JobManager fails in many ways
+            last_error = e
+        time.sleep(interval_s)
+    why = f" (last error: {last_error})" if last_error else ""
+    raise StackError("flink", f"not ready after {timeout_s:.0f}s waiting for {what}{why}")
 
-    # -- locations ---------------------------------------------------------------------------------
-    jobs_project = Subpath("settings.repo", "stream-jobs")
-    job_jar = Subpath("jobs_project", "target", JOB_JAR_NAME)
-    build_log = Subpath("settings.log_dir", "flink-jobs-build.log")
-    _ready_timeout_s = 120.0  # wait_ready's, for the TaskManager that configure awaits
 
-    # -- REST: one job ---------------------------------------------------------------------------------
+class JobSubmitter:
+    """Deploys ``jobs`` from ``jar`` on the Flink cluster whose REST API is at ``rest_url``.
+
+    ``submit_jobs`` submits each job unless one of its name is active, and redeploys an active run that is out of
+    date (``redeploy_reasons``). ``data_dir`` holds what it keeps: ``deployed/<job>.json`` (what each run was
+    submitted with) and ``savepoints/<job>/``, which the JobManager writes, so it must be the same path there.
+    A job's ``checkpoint_dir`` must be readable here at the path the cluster writes it.
+
+    ``log_file`` (the JobManager's log) is named in errors where there is one; ``rerun`` is the command that tries
+    again; ``wait_for`` polls (the local stack's also stops at a dead process).
+    """
+
+    name = "flink"
+
+    def __init__(self, rest_url: str, jar: Path, data_dir: Path, jobs: Sequence[StreamJob], ui: Progress,
+                 log_file: Path | None = None, rerun: str = "ioscale stack up",
+                 wait_for: Callable[[str, Callable[[], bool], float, float], None] = poll):
+        self.rest_url, self.jar, self.data_dir, self.jobs = rest_url, jar, data_dir, list(jobs)
+        self.ui, self.log_file, self.rerun, self.wait_for = ui, log_file, rerun, wait_for
+
+    def _rest(self, method: str, path: str, timeout_s: float = REST_TIMEOUT_S, **kw: Any) -> Any:
+        return stack_flink.rest(self.rest_url, method, path, timeout_s, self.log_file, **kw)
+
+    def _error(self, message: str, hint: str | None = None) -> StackError:
+        return StackError(self.name, message, str(self.log_file) if self.log_file else None, hint)
+
+    # -- REST: the cluster and one job ----------------------------------------------------------------
+    def wait_taskmanager(self, timeout_s: float) -> None:
+        """Until a TaskManager has registered (slots to run the jobs on)."""
+        self.wait_for("a TaskManager registered with the JobManager (REST /overview)",
+                      lambda: self._rest("GET", "/overview").get("taskmanagers", 0) >= 1, timeout_s, 0.5)
+
     def job_state(self, job_id: str) -> str:
         return self._rest("GET", f"/jobs/{job_id}").get("state", "UNKNOWN")
 
@@ -203,34 +278,26 @@ class FlinkJobs(FlinkComponent):
             vertices = self._rest("GET", f"/jobs/{job_id}").get("vertices", [])
             return bool(vertices) and all(v.get("status") in {"RUNNING", "FINISHED"} for v in vertices)
         try:
-            self.wait_for(f"the tasks of job {job_id} running", running, timeout_s, interval_s=0.25)
+            self.wait_for(f"the tasks of job {job_id} running", running, timeout_s, 0.25)
         except StackError as e:
             self.ui.warn(f"{self.name}: {e}")
 
     def cancel(self, job_id: str) -> None:
         self._rest("PATCH", f"/jobs/{job_id}?mode=cancel")
 
-    # -- readiness: the TaskManager is awaited in configure ---------------------------------------------
-    def wait_ready(self, timeout_s: float) -> None:
-        """The JobManager's REST API answering. The TaskManager registers meanwhile (~2 s after a restart):
-        ``configure`` uploads the jar and submits while it does, and waits for it before it returns."""
-        self._ready_timeout_s = timeout_s
-        self.wait_for("the JobManager's REST API (/overview)", lambda: "taskmanagers" in self.overview(), timeout_s)
+    # -- submit and redeploy the jobs -------------------------------------------------------------------
+    def submit_jobs(self, sources_changed: bool = False, build: Callable[[], None] | None = None) -> None:
+        """Submit the jobs that are not active and redeploy the active runs that are out of date.
 
-    def configure(self) -> None:
-        self.submit_jobs()
-        super().wait_ready(self._ready_timeout_s)
-
-    # -- configure: build and submit jobs ----------------------------------------------------------
-    def submit_jobs(self) -> None:
+        ``sources_changed``: the jar's sources are newer than the jar (then its sha256 does not count yet);
+        ``build`` makes the jar, called only when something is to be (re)deployed.
+        """
         overview = self._rest("GET", "/jobs/overview")
         states, ids = job_states(overview), active_job_ids(overview)
-        wanted = stream_jobs(self.settings)
-        to_submit = [job for job in wanted if should_submit(states, job.name)]
-        sources_changed = jar_is_stale(self.job_jar, self.jobs_project)
-        jar_sha = file_sha256(self.job_jar) if not sources_changed else None
+        to_submit = [job for job in self.jobs if should_submit(states, job.name)]
+        jar_sha = file_sha256(self.jar) if not sources_changed else None
         to_redeploy: list[tuple[StreamJob, str, list[str]]] = []
-        for job in wanted:
+        for job in self.jobs:
             if job in to_submit:
                 continue
             reasons = redeploy_reasons(self._deployment(job.name), ids.get(job.name, ""), job, sources_changed,
@@ -239,9 +306,9 @@ class FlinkJobs(FlinkComponent):
                 to_redeploy.append((job, ids[job.name], reasons))
             else:
                 self.ui.done(f"{self.name}: job {job.name} already {states[job.name]}")
-        if to_submit or to_redeploy:
+        if (to_submit or to_redeploy) and build is not None:
             # Only now: a job that is current keeps its jar, so `up` on a running stack never waits for Maven.
-            self.build_job_jar()
+            build()
         jar_id = self.upload_jar() if to_submit or to_redeploy else None
         for i, job in enumerate(to_submit):
             job_id = self.submit(job, jar_id=jar_id)
@@ -254,7 +321,7 @@ class FlinkJobs(FlinkComponent):
 
     # -- redeploy: stop with a savepoint, resubmit restoring it -----------------------------------------
     def _deployment_file(self, job_name: str) -> Path:
-        return self.data / "deployed" / f"{job_name}.json"
+        return self.data_dir / "deployed" / f"{job_name}.json"
 
     def _deployment(self, job_name: str) -> dict[str, Any] | None:
         try:
@@ -266,7 +333,7 @@ class FlinkJobs(FlinkComponent):
         path = self._deployment_file(job.name)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps({"job_id": job_id, "program_args": list(job.program_args),
-                                       "jar_sha256": file_sha256(self.job_jar)}, indent=1))
+                                       "jar_sha256": file_sha256(self.jar)}, indent=1))
 
     def redeploy(self, job: StreamJob, job_id: str, reasons: list[str], jar_id: str | None = None) -> str:
         """Replace the active run ``job_id`` of ``job``: stop it with a savepoint, submit the new jar and
@@ -274,7 +341,7 @@ class FlinkJobs(FlinkComponent):
         restores the newest retained checkpoint instead (``submit``'s default)."""
         self.ui.step(f"{self.name}: redeploying {job.name} ({'; '.join(reasons)})")
         try:
-            savepoint = self.stop_with_savepoint(job_id, self.data / "savepoints" / job.name)
+            savepoint = self.stop_with_savepoint(job_id, self.data_dir / "savepoints" / job.name)
         except StackError as e:
             self.ui.warn(f"{self.name}: {job.name} could not stop with a savepoint ({e}); cancelling it "
                          "and restoring its newest checkpoint")
@@ -300,13 +367,11 @@ class FlinkJobs(FlinkComponent):
                 operation = status.get("operation") or {}
                 if "location" not in operation:
                     cause = (operation.get("failure-cause") or {}).get("stack-trace", "").strip().splitlines()
-                    raise StackError(self.name, f"savepoint of job {job_id} failed: {cause[0] if cause else '?'}",
-                                     str(self._flink_log("standalonesession")))
+                    raise self._error(f"savepoint of job {job_id} failed: {cause[0] if cause else '?'}")
                 self._wait_job_ended(job_id)
                 return Path(unquote(urlparse(operation["location"]).path))  # file:/... or file:///...
             time.sleep(0.5)
-        raise StackError(self.name, f"savepoint of job {job_id} did not complete in {SAVEPOINT_TIMEOUT_S:.0f} s",
-                         str(self._flink_log("standalonesession")))
+        raise self._error(f"savepoint of job {job_id} did not complete in {SAVEPOINT_TIMEOUT_S:.0f} s")
 
     def _wait_job_ended(self, job_id: str, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s
@@ -314,34 +379,14 @@ class FlinkJobs(FlinkComponent):
             if self.job_state(job_id) in ENDED_JOB_STATES:
                 return
             time.sleep(0.5)
-        raise StackError(self.name, f"job {job_id} did not end within {timeout_s:.0f} s",
-                         str(self._flink_log("standalonesession")))
-
-    def build_job_jar(self) -> None:
-        if not jar_is_stale(self.job_jar, self.jobs_project):
-            return
-        mvn = shutil.which("mvn")
-        if not mvn:
-            raise StackError(self.name, "Maven (mvn) not found; it builds the stream-jobs jar",
-                             hint="install Maven 3.8+ (apt-get install maven) and a Java 17 JDK")
-        run_logged(
-            self.name,
-            "building stream-jobs jar with Maven",
-            [mvn, "-B", "-q", "-f", str(self.jobs_project / "pom.xml"), "package", "-DskipTests"],
-            self.build_log,
-            self.ui,
-            timeout_s=1200,
-            hint="fix the build (run `mvn -f stream-jobs/pom.xml verify`), then re-run `ioscale stack up`",
-        )
-        if not self.job_jar.exists():
-            raise StackError(self.name, f"the build finished but {self.job_jar} is missing", str(self.build_log))
+        raise self._error(f"job {job_id} did not end within {timeout_s:.0f} s")
 
     def upload_jar(self) -> str:
         """Upload the job jar, replacing earlier uploads of it; returns its id for ``submit``."""
         for old in self._rest("GET", "/jars").get("files", []):
             if old.get("name") == JOB_JAR_NAME:
                 self._rest("DELETE", f"/jars/{old['id']}")
-        with open(self.job_jar, "rb") as f:
+        with open(self.jar, "rb") as f:
             uploaded = self._rest("POST", "/jars/upload", timeout_s=SUBMIT_TIMEOUT_S,
                                   files={"jarfile": (JOB_JAR_NAME, f, "application/x-java-archive")})
         return Path(uploaded["filename"]).name
@@ -376,7 +421,7 @@ class FlinkJobs(FlinkComponent):
             keep = {job_id} | ({restored.parent.name} if restored is not None else set())
             for stale in stale_checkpoint_dirs(job.checkpoint_dir, keep):
                 shutil.rmtree(stale, ignore_errors=True)
-        if job.name in {j.name for j in stream_jobs(self.settings)}:  # not one-off jobs (ioscale analyze)
+        if job.name in {j.name for j in self.jobs}:  # not one-off jobs (ioscale analyze)
             self._record_deployment(job, job_id)
         how = f" from {restored.parent.name}/{restored.name}" if restored is not None else ""
         self.ui.done(f"{self.name}: {job.name} RUNNING as {job_id}{how} ({time.monotonic() - t0:.1f}s)")
@@ -400,9 +445,69 @@ class FlinkJobs(FlinkComponent):
             time.sleep(0.5)
         root = (self._rest("GET", f"/jobs/{job_id}/exceptions").get("rootException") or "").strip()
         cause = f"; root cause: {root.splitlines()[0]}" if root else ""
-        raise StackError(
+        raise self._error(f"job {job.name} ({job_id}) is {state}, not RUNNING{cause}",
+                          f"see the job's exceptions in the Flink UI; fix, then re-run `{self.rerun}`")
+
+
+class FlinkJobs(FlinkComponent):
+    """The Flink cluster with the ioscale jobs: ``configure()`` builds the jar and submits or redeploys them."""
+
+    # -- locations ---------------------------------------------------------------------------------
+    jobs_project = Subpath("settings.repo", "stream-jobs")
+    job_jar = Subpath("jobs_project", "target", JOB_JAR_NAME)
+    build_log = Subpath("settings.log_dir", "flink-jobs-build.log")
+    _ready_timeout_s = 120.0  # wait_ready's, for the TaskManager that configure awaits
+
+    @property
+    def submitter(self) -> JobSubmitter:
+        """The REST side, on this stack's cluster, jar, data directory and jobs (analytics.conf as it is now)."""
+        return JobSubmitter(self.rest_url, self.job_jar, self.data, stream_jobs(self.settings), self.ui,
+                            log_file=self._flink_log("standalonesession"), wait_for=self.wait_for)
+
+    # -- REST: one job (ioscale analyze) ------------------------------------------------------------------
+    def job_state(self, job_id: str) -> str:
+        return self.submitter.job_state(job_id)
+
+    def job_records(self, job_id: str) -> int:
+        return self.submitter.job_records(job_id)
+
+    def cancel(self, job_id: str) -> None:
+        self.submitter.cancel(job_id)
+
+    def submit(self, job: StreamJob, running_timeout_s: float = 90.0) -> str:
+        return self.submitter.submit(job, running_timeout_s)
+
+    # -- readiness: the TaskManager is awaited in configure ---------------------------------------------
+    def wait_ready(self, timeout_s: float) -> None:
+        """The JobManager's REST API answering. The TaskManager registers meanwhile (~2 s after a restart):
+        ``configure`` uploads the jar and submits while it does, and waits for it before it returns."""
+        self._ready_timeout_s = timeout_s
+        self.wait_for("the JobManager's REST API (/overview)", lambda: "taskmanagers" in self.overview(), timeout_s)
+
+    def configure(self) -> None:
+        self.submit_jobs()
+        super().wait_ready(self._ready_timeout_s)
+
+    # -- configure: build and submit jobs ----------------------------------------------------------
+    def submit_jobs(self) -> None:
+        self.submitter.submit_jobs(sources_changed=jar_is_stale(self.job_jar, self.jobs_project),
+                                   build=self.build_job_jar)
+
+    def build_job_jar(self) -> None:
+        if not jar_is_stale(self.job_jar, self.jobs_project):
+            return
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise StackError(self.name, "Maven (mvn) not found; it builds the stream-jobs jar",
+                             hint="install Maven 3.8+ (apt-get install maven) and a Java 17 JDK")
+        run_logged(
             self.name,
-            f"job {job.name} ({job_id}) is {state}, not RUNNING{cause}",
-            str(self._flink_log("standalonesession")),
-            "see the job's exceptions in the Flink UI; fix, then re-run `ioscale stack up`",
+            "building stream-jobs jar with Maven",
+            [mvn, "-B", "-q", "-f", str(self.jobs_project / "pom.xml"), "package", "-DskipTests"],
+            self.build_log,
+            self.ui,
+            timeout_s=1200,
+            hint="fix the build (run `mvn -f stream-jobs/pom.xml verify`), then re-run `ioscale stack up`",
         )
+        if not self.job_jar.exists():
+            raise StackError(self.name, f"the build finished but {self.job_jar} is missing", str(self.build_log))

@@ -96,6 +96,17 @@ def job_states(overview: dict[str, Any]) -> dict[str, str]:
     return {name: job.get("state", "UNKNOWN") for name, job in best.items()}
 
 
+def rest(base_url: str, method: str, path: str, timeout_s: float = REST_TIMEOUT_S, log_file: Path | None = None,
+         **kw: Any) -> Any:
+    """One call of Flink's REST API at ``base_url``: its JSON answer (None if empty); an error status raises
+    StackError naming ``log_file`` (the JobManager's log, where there is one to read)."""
+    r = requests.request(method, f"{base_url}{path}", timeout=timeout_s, **kw)
+    if r.status_code >= 400:
+        raise StackError("flink", f"REST {method} {path} answered {r.status_code}: {r.text[:500]}",
+                         str(log_file) if log_file else None)
+    return r.json() if r.content else None
+
+
 class FlinkComponent(Component):
     name = "flink"
     install_version = "+".join(PIP_REQUIREMENTS)
@@ -255,11 +266,7 @@ class FlinkComponent(Component):
 
     # -- REST --------------------------------------------------------------------------------------
     def _rest(self, method: str, path: str, timeout_s: float = REST_TIMEOUT_S, **kw: Any) -> Any:
-        r = requests.request(method, f"{self.rest_url}{path}", timeout=timeout_s, **kw)
-        if r.status_code >= 400:
-            raise StackError(self.name, f"REST {method} {path} answered {r.status_code}: {r.text[:500]}",
-                             str(self._flink_log("standalonesession")))
-        return r.json() if r.content else None
+        return rest(self.rest_url, method, path, timeout_s, self._flink_log("standalonesession"), **kw)
 
     def _flink_log(self, service: str) -> Path:
         """Flink's own INFO log for ``service`` (standalonesession or taskexecutor); newest if several hosts."""
