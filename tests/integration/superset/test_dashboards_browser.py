@@ -27,6 +27,7 @@ pytestmark = [
 pytest.importorskip("playwright", reason="playwright==1.58.0 is not installed in the venv")
 
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+PER_CORE_TITLES = {"Interrupts/s and DPC % per logical processor"}
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +61,9 @@ def _open(session, bundle, slug: str, runs: list[str]):
     # the run was applied once: no chart request was sent again and the earlier one aborted (a filter state link
     # on a "select first value" Run filter made Superset 6.1 request every chart three times)
     assert load.aborted == 0 and load.requests >= expected, (load.requests, load.aborted)
-    assert not load.failed, [(c.title, c.text[:300]) for c in load.failed]
+    # the simulator reports no per-processor CPU samples: that chart is empty on a simulated run, as it says
+    failed = [c for c in load.failed if not (c.empty and not c.error and c.title in PER_CORE_TITLES)]
+    assert not failed, [(c.title, c.text[:300]) for c in failed]
     assert all(res and not res[0].get("error") for res in load.chart_data.values()), load.chart_data
     session.screenshot(SCREENSHOTS / f"{slug}.png")
     return load
