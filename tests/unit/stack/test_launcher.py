@@ -1,5 +1,6 @@
 """Launcher behaviour with fake components: idempotent up, recovery, failures that name the culprit."""
 
+import json
 import socket
 import sys
 import types
@@ -33,7 +34,8 @@ class FakeService(Component):
         self.mark_installed()
 
     def processes(self):
-        return [self.spec(None, self.argv, ports=self.ports, stop_timeout_s=5)]
+        conf = self.settings.home / "fake.conf"
+        return [self.spec(None, self.argv, ports=self.ports, stop_timeout_s=5, config_files=(conf,))]
 
     def wait_ready(self, timeout_s):
         self.wait_for("nothing", lambda: True, timeout_s)
@@ -77,6 +79,34 @@ def test_up_twice_starts_once_and_installs_once(fake_stack):
     assert process.read_pid(fake_stack.settings.run_dir / "fake.pid") == pid
     assert CALLS.count("install") == 1
     assert CALLS.count("configure") == 2  # configure is idempotent and re-checked on every up
+
+
+def test_up_restarts_a_process_whose_config_file_changed_and_only_then(fake_stack):
+    """A process reads its config at start: `up` after the file changed restarts it (Superset's config did not
+    take effect until someone stopped it by hand); the same file again leaves it running."""
+    conf = fake_stack.settings.home / "fake.conf"
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text("a = 1\n")
+    fake_stack.up(["fake"])
+    pid_file = fake_stack.settings.run_dir / "fake.pid"
+    first = process.read_pid(pid_file)
+    fake_stack.up(["fake"])
+    assert process.read_pid(pid_file) == first
+    conf.write_text("a = 2\n")
+    fake_stack.up(["fake"])
+    second = process.read_pid(pid_file)
+    assert second and second != first and process._proc_start_time(first) is None
+
+
+def test_a_process_started_before_fingerprints_is_left_running(fake_stack):
+    fake_stack.up(["fake"])
+    pid_file = fake_stack.settings.run_dir / "fake.pid"
+    record = json.loads(pid_file.read_text())
+    del record["config"]
+    pid_file.write_text(json.dumps(record))
+    (fake_stack.settings.home / "fake.conf").write_text("changed\n")
+    fake_stack.up(["fake"])
+    assert process.read_pid(pid_file) == record["pid"]
 
 
 def test_down_stops_everything_and_status_reports_down(fake_stack):

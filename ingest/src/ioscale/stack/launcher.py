@@ -102,6 +102,11 @@ class Launcher:
     def _start(self, comp: Component) -> None:
         comp.prepare()
         specs = comp.processes()
+        for spec in specs:
+            if process.config_changed(spec):
+                self.ui.step(f"{comp.name}: restarting {spec.name}: its command line, environment or configuration "
+                             "changed since it started")
+                process.stop(spec)
         already = all(process.is_running(s) for s in specs)
         for spec in specs:
             try:

@@ -7,6 +7,7 @@ of that process, so a stale file whose PID was reused by an unrelated process is
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -29,6 +30,19 @@ class ProcessSpec:
     cwd: Path | None = None
     ports: tuple[int, ...] = ()  # ports this process binds; checked free before start
     stop_timeout_s: float = 20.0
+    #: files the process reads its configuration from once, at start (a change needs a restart)
+    config_files: tuple[Path, ...] = ()
+
+    def fingerprint(self) -> str:
+        """What the process was started with: its command line, environment and config files' contents."""
+        h = hashlib.sha256(json.dumps([self.argv, sorted(self.env.items())]).encode())
+        for path in self.config_files:
+            h.update(b"\0" + str(path).encode() + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except FileNotFoundError:
+                h.update(b"(missing)")
+        return h.hexdigest()
 
 
 def proc_stat(pid: int | str) -> list[str] | None:
@@ -54,8 +68,8 @@ def _proc_start_time(pid: int) -> int | None:
     return int(fields[19])
 
 
-def read_pid(pid_file: Path) -> int | None:
-    """PID of the live process recorded in ``pid_file``; removes the file if it is stale."""
+def _live_record(pid_file: Path) -> dict | None:
+    """The record of the live process ``pid_file`` names; removes the file if it is stale."""
     try:
         record = json.loads(pid_file.read_text())
         pid, started = int(record["pid"]), int(record["start_time"])
@@ -67,7 +81,20 @@ def read_pid(pid_file: Path) -> int | None:
     if _proc_start_time(pid) != started:
         pid_file.unlink(missing_ok=True)
         return None
-    return pid
+    return record
+
+
+def read_pid(pid_file: Path) -> int | None:
+    """PID of the live process recorded in ``pid_file``; removes the file if it is stale."""
+    record = _live_record(pid_file)
+    return None if record is None else int(record["pid"])
+
+
+def config_changed(spec: ProcessSpec) -> bool:
+    """Whether ``spec`` runs with another command line, environment or config than it would start with now.
+    A process started before fingerprints were recorded counts as unchanged."""
+    record = _live_record(spec.pid_file)
+    return record is not None and record.get("config", spec.fingerprint()) != spec.fingerprint()
 
 
 def port_in_use(host: str, port: int) -> bool:
@@ -158,7 +185,8 @@ def start(spec: ProcessSpec, host: str = "127.0.0.1") -> int:
     if started is None:
         raise ProcessDiedError(spec.name, proc.poll())
     tmp = spec.pid_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"pid": proc.pid, "start_time": started, "argv": spec.argv[:3]}))
+    tmp.write_text(json.dumps({"pid": proc.pid, "start_time": started, "argv": spec.argv[:3],
+                               "config": spec.fingerprint()}))
     tmp.replace(spec.pid_file)
     return proc.pid
 

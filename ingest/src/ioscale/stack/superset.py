@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -246,7 +245,7 @@ class SupersetComponent(Component):
         ]
         return [
             self.spec(None, argv, env=self.env(), cwd=self.data, ports=(self.settings.port("superset"),),
-                      stop_timeout_s=20.0)
+                      stop_timeout_s=20.0, config_files=(self.config_file,))
         ]
 
     def _http(self) -> requests.Session:
