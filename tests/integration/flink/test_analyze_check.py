@@ -32,11 +32,12 @@ from isolation import PREFIX, delete_rows, prefixed, scratch_database, wait_for_
 
 pytestmark = pytest.mark.slow
 
-MIGRATIONS = ("0010_create_table_io_samples.sql", "0023_create_table_run_events.sql",
+MIGRATIONS = ("0010_create_table_io_samples.sql", "0019_create_table_port_samples.sql",
+              "0023_create_table_run_events.sql",
               "0100_create_table_io_samples_1s.sql", "0101_create_table_io_samples_10s.sql",
               "0102_create_table_io_samples_1m.sql", "0103_create_table_io_fleet_1s.sql",
               "0104_create_table_io_fleet_10s.sql", "0105_create_table_io_fleet_1m.sql",
-              "0108_create_table_scaling_curves.sql")
+              "0108_create_table_scaling_curves.sql", "0180_alter_table_scaling_curves_throughput_basis.sql")
 T0 = "toDateTime64('2026-01-01 10:00:00', 3, 'UTC')"
 
 

@@ -22,7 +22,8 @@ from isolation import PREFIX, scratch_database
 MIGRATIONS = ("0011_create_table_dead_letters.sql", "0108_create_table_scaling_curves.sql",
               "0109_create_table_usl_fits.sql", "0110_create_table_alerts.sql",
               "0147_alter_table_scaling_curves_nullable_quantiles.sql",
-              "0160_alter_table_scaling_curves_littles_basis.sql")
+              "0160_alter_table_scaling_curves_littles_basis.sql",
+              "0180_alter_table_scaling_curves_throughput_basis.sql")
 
 
 @pytest.fixture(scope="module")
