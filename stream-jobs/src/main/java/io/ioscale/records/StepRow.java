@@ -85,9 +85,16 @@ public class StepRow implements ResultRow {
 
     public StepRow() {}
 
+    /**
+     * The row's samples; a row of the I/O samples outranks any of the ports' payload (a step judged from its
+     * ports before the run's first fleet second arrived is replaced once it does, whatever the counts).
+     */
     public long version() {
-        return stepSamples;
+        return PORT_BASIS.equals(throughputBasis) ? stepSamples : IO_VERSION_BASE + stepSamples;
     }
+
+    /** Above any count of samples one step can have. */
+    static final long IO_VERSION_BASE = 1L << 40;
 
     @Override
     public String table() {

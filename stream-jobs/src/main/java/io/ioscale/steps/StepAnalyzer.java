@@ -39,8 +39,9 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>A run without I/O samples (a network test: iperf3, NIC counters) is measured by the payload of its whole
  * ports ({@link StepSecond#ofPorts}): there its port samples play the fleet seconds' part below (series, late
- * seconds, the idle check), and a step closes on this operator's watermark alone. A run is one or the other from
- * its first fleet second on; until then its steps' live verdicts come from the ports.
+ * seconds, the idle check), and its steps close on this operator's watermark once the run has ended. A run is one
+ * or the other from its first fleet second on: until then its steps are judged from the ports, and the first fleet
+ * second re-judges them from the I/O (those rows outrank the ports', {@link StepRow#version()}).
  *
  * <h2>When rows are emitted (event time, and the wall clock when the topics go quiet)</h2>
  * <ul>
@@ -313,8 +314,11 @@ public class StepAnalyzer extends KeyedCoProcessFunction<String, RunEvent, StepI
         long due = s.endMs + settings.allowedLatenessMs();
         // A fleet row of the step's last second is emitted while the fleet watermark is below
         // (end - 1) + lateness, so a stamp at or past that means none can follow.
-        // A run without I/O samples has no fleet stream to wait for.
-        return due <= watermark && info != null && (info.fleetWatermarkMs >= due - 1 || !info.sawIo);
+        // A run without I/O samples (so far) has no fleet stream to wait for: its steps close with the run, so
+        // that fleet seconds arriving late (a replay reading the sources one after another) still count.
+        return due <= watermark && info != null && (info.fleetWatermarkMs >= due - 1
+                || (!info.sawIo && info.endMs != StepInfo.UNKNOWN
+                    && watermark >= info.endMs + settings.allowedLatenessMs()));
     }
 
     private int stepContaining(long second) throws Exception {

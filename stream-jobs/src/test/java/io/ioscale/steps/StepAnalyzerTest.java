@@ -258,14 +258,39 @@ class StepAnalyzerTest {
         assertThat(usl).allSatisfy(u -> assertThat(u.getValue().metric).isEqualTo("mb_per_s"));
         assertThat(alerts()).extracting(a -> a.getValue().phase).containsExactly(AlertRow.LIVE, AlertRow.FINAL);
 
-        // The step closes on the watermark alone (no fleet stream to wait for): a second within the lateness
-        // re-evaluates it, one after is ignored.
+        // Its steps close on the watermark once the run has ended (no fleet stream to wait for): a second within
+        // the lateness re-evaluates the step, one after is ignored.
         networkSecond(2, 29, 50, 1000); // two samples, one row each: the last replaces the others
         assertThat(rows()).hasSize(5);
         assertThat(rows().get(4).stepSamples).isEqualTo(62);
+        RunEvent end = TestData.runEvent(RunEvent.RUN_ENDED, RUN, 3 * STEP_MS, -1);
+        h.processElement1(new StreamRecord<>(end, end.tsMs));
         watermark(3 * STEP_MS + LATENESS_MS);
         networkSecond(2, 28, 50, 1000);
         assertThat(rows()).hasSize(5);
+    }
+
+    /**
+     * A run with I/O whose port samples come first (a replay reading the sources one after another): its steps are
+     * judged from the ports until the first fleet second, then from the I/O, and the I/O row outranks the ports'.
+     */
+    @Test
+    void theFirstFleetSecondReplacesStepsJudgedFromThePorts() throws Exception {
+        fleetLags = true; // the fleet rollup is still behind: its rows carry its own, earlier watermark
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            networkSecond(0, sec, 40, 5000);
+        }
+        endStep(0);
+        watermark(STEP_MS + LATENESS_MS); // the run has not ended: the step stays open
+        StepRow fromPorts = rows().get(rows().size() - 1);
+        assertThat(fromPorts.throughputBasis).isEqualTo(StepRow.PORT_BASIS);
+        seconds(0, 0, 30, 1000, 200_000);
+        StepRow fromIo = rows().get(rows().size() - 1);
+        assertThat(fromIo.throughputBasis).isEqualTo(StepRow.IO_BASIS);
+        assertThat(fromIo.iops).isCloseTo(1000, within(1e-9));
+        assertThat(fromIo.stepSamples).isLessThan(fromPorts.stepSamples);
+        assertThat(fromIo.version()).isGreaterThan(fromPorts.version());
     }
 
     @Test
