@@ -52,7 +52,8 @@ def cores_run(stack, ch) -> str:
     read by `ioscale collect linux` for 5 s."""
     run_id = unique("cores")
     done = subprocess.run([sys.executable, "-m", "ioscale.cli", "collect", "linux", "--run-id", run_id,
-                           "--duration-s", "5"], capture_output=True, text=True, timeout=120)
+                           "--duration-s", "5", "--bootstrap", stack.kafka_bootstrap, "--registry-url",
+                           stack.registry_url], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     deadline = time.monotonic() + 60
     while ch.query("SELECT count() FROM ioscale.cpu_samples WHERE run_id = {r:String} AND cpu >= 0",
