@@ -280,8 +280,9 @@ def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) 
             ) from e
         executor.record(mig.name, mig.sha256, int((time.monotonic() - t0) * 1000))
         report.applied.append(mig.name)
-    _apply_views(executor, [v for v in views if applied.get(v.name) != v.sha256], rendered, report)
-    report.skipped += [v.name for v in views if applied.get(v.name) == v.sha256]
+    current = {v.name for v in views if applied.get(v.name) == v.sha256}
+    _apply_views(executor, [v for v in views if v.name not in current], rendered, report)
+    report.skipped += sorted(current)
     return report
 
 

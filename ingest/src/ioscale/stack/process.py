@@ -94,7 +94,7 @@ def config_changed(spec: ProcessSpec) -> bool:
     """Whether ``spec`` runs with another command line, environment or config than it would start with now.
     A process started before fingerprints were recorded counts as unchanged."""
     record = _live_record(spec.pid_file)
-    return record is not None and record.get("config", spec.fingerprint()) != spec.fingerprint()
+    return record is not None and "config" in record and record["config"] != spec.fingerprint()
 
 
 def port_in_use(host: str, port: int) -> bool:
