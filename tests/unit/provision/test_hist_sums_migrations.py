@@ -14,6 +14,8 @@ from ioscale.stack.settings import StackSettings, repo_root
 
 SETTINGS = StackSettings.from_env({"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": "/nonexistent"})
 FILES = {m.name: m.path.read_text(encoding="utf-8") for m in mig.discover(mig.migrations_dir(SETTINGS))}
+#: The sums view's query as it stands: 0042 created it, 0181 changed it in place (buckets summed at fleet_step only).
+SUMS_VIEW = "0181_alter_view_io_samples_hist_sums_mv_fleet_hist.sql"
 
 
 def statement(name: str) -> str:
@@ -40,9 +42,30 @@ def test_views_never_build_a_map_from_arrays_of_unequal_length(name: str) -> Non
         assert index_guard == count_guard and EQUAL_LENGTHS[index_guard] in sql, index_guard
 
 
+def test_the_packed_buckets_never_come_from_arrays_of_unequal_length_or_overflow() -> None:
+    # arrayMap over two arrays raises on unequal lengths, which inside the view would stop the Kafka consumer; a
+    # count of 2^47 or more would spill into the bucket bits of the packing.
+    sql = statement(SUMS_VIEW)
+    calls = re.findall(r"arrayMap\(\(b, c\) -> bitOr\(bitShiftLeft\(toUInt64\(b\), 47\), c\), "
+                       r"if\((.*?), latency_bucket_index, \[\]\), if\((.*?), latency_bucket_count, \[\]\)\)", sql)
+    assert calls == [("latency_hist_scheme = 1 AND well_formed", "latency_hist_scheme = 1 AND well_formed")]
+    assert ("WITH length(latency_bucket_index) = length(latency_bucket_count) AND "
+            "arrayAll(c -> c < 140737488355328, latency_bucket_count) AS well_formed") in sql
+    # Unpacked with the same shift and mask, and summed at fleet_step only.
+    assert ("if(grain = 'fleet_step', CAST(arrayReduce('sumMap', [arrayMap(p -> toUInt16(bitShiftRight(p, 47)), "
+            "all_packed)], [arrayMap(p -> bitAnd(p, 140737488355327), all_packed)]), 'Map(UInt16, UInt64)'), map()) "
+            "AS hist") in sql
+    assert 140737488355327 == 2 ** 47 - 1
+
+
+def test_the_view_changes_in_place() -> None:
+    # Dropping and creating it again would lose what the queue delivers meanwhile (see 0172).
+    assert statement(SUMS_VIEW).startswith("ALTER TABLE ioscale.io_samples_hist_sums_mv MODIFY QUERY SELECT")
+
+
 def test_every_grain_is_summed_and_duplicates_stay_detectable() -> None:
     table = statement("0040_create_table_io_samples_hist_sums.sql")
-    view = statement("0042_create_view_io_samples_hist_sums_mv.sql")
+    view = statement(SUMS_VIEW)
     grains = re.findall(r"'(\w+)' = \d", table[table.index("Enum8("):])
     assert grains == ["source_step", "vm_step", "fleet_step", "step_ts"]
     # One GROUPING SETS query: a block reaches every grain or none. grouping() bits (standard SQL, pinned by the
@@ -59,8 +82,6 @@ def test_every_grain_is_summed_and_duplicates_stay_detectable() -> None:
     assert "count() AS samples" in view
     assert "groupBitmapStateIf(toUInt32(bitAnd(toUnixTimestamp64Milli(ts), 4294967295)), well_formed) AS all_sample_ts" in view
     assert "if(grain = 'source_step', all_sample_ts, arrayReduce('groupBitmapState', emptyArrayUInt32())) AS sample_ts" in view
-    # step_ts rows carry no buckets (summing per sample time costs more than it saves).
-    assert "if(grain = 'step_ts', map(), all_hist) AS hist" in view
 
 
 @pytest.mark.parametrize("name", ["0040_create_table_io_samples_hist_sums.sql",
@@ -87,8 +108,9 @@ def test_time_ordered_copy_keeps_the_raw_identity_and_version() -> None:
 SENTINEL = "18446744073709551615"   # latency_min_ns when no sample counted I/Os
 
 
-def test_the_view_sums_the_counters_at_every_grain() -> None:
-    view = statement("0042_create_view_io_samples_hist_sums_mv.sql")
+@pytest.mark.parametrize("name", ["0042_create_view_io_samples_hist_sums_mv.sql", SUMS_VIEW])
+def test_the_view_sums_the_counters_at_every_grain(name: str) -> None:
+    view = statement(name)
     for column in ("counted_samples", "ops", "bytes", "latency_count", "latency_sum_ns", "interval_ms_total",
                    "outstanding_io_ms", "latency_min_ns", "latency_max_ns"):
         assert re.search(rf"\bAS {column},", view), column
