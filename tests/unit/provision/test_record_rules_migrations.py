@@ -26,15 +26,27 @@ def changes_of(view: str) -> list[str]:
 
 @pytest.mark.parametrize("table", sorted(RULES))
 def test_dead_letter_view_takes_the_rules_before_the_raw_view_drops_them(table: str) -> None:
-    (dlq,), (raw,) = changes_of(f"{table}_dlq_mv"), changes_of(f"{table}_mv")
-    # In between, a broken record reaches both tables, never neither.
-    assert dlq < raw
+    dlq_changes, raw_changes = changes_of(f"{table}_dlq_mv"), changes_of(f"{table}_mv")
+    # Each change of the pair lands dead letters first: in between, a broken record reaches both tables, never
+    # neither.
+    assert len(dlq_changes) == len(raw_changes) >= 1
+    for dlq, raw in zip(dlq_changes, raw_changes):
+        assert dlq < raw
+        for name in (dlq, raw):
+            assert RAW[name].count(f"{{{{{RULES[table]}}}}}") == 1, name
+    dlq, raw = dlq_changes[-1], raw_changes[-1]
     invalid = f"{RULES[table].replace('_rules', '')}_invalid"
-    for name, kept in ((dlq, "!= ''"), (raw, "= ''")):
-        assert RAW[name].count(f"{{{{{RULES[table]}}}}}") == 1, name
-        assert f"{invalid} {kept}" in RAW[name], name
-    assert f"length(_error) > 0 OR {invalid} != ''" in RAW[dlq]
-    assert f"length(_error) = 0 AND {invalid} = ''" in RAW[raw]
+    if table == "io_samples":
+        # 0182/0183: the rules judge only what io_sample_surely_valid does not clear, and the dead-letter view
+        # keeps the rows with a reason -- the parse error, or the rule broken.
+        surely = "io_sample_surely_valid"
+        assert RAW[dlq].count("{{" + surely + "}}") == RAW[raw].count("{{" + surely + "}}") == 1
+        assert f"if(length(_error) > 0, _error, if({surely}, '', {invalid})) AS reason" in RAW[dlq]
+        assert "WHERE reason != ''" in RAW[dlq]
+        assert f"length(_error) = 0 AND ({surely} OR {invalid} = '')" in RAW[raw]
+    else:
+        assert f"length(_error) > 0 OR {invalid} != ''" in RAW[dlq]
+        assert f"length(_error) = 0 AND {invalid} = ''" in RAW[raw]
 
 
 def test_no_migration_drops_a_queue_view() -> None:
@@ -44,11 +56,11 @@ def test_no_migration_drops_a_queue_view() -> None:
     assert not [name for name, text in RAW.items() if dropping.search(text)]
 
 
-@pytest.mark.parametrize("fragment", sorted(RULES.values()))
+@pytest.mark.parametrize("fragment", sorted([*RULES.values(), "io_sample_surely_valid"]))
 def test_a_rules_fragment_names_the_queue_columns_with_their_table(fragment: str) -> None:
     # The views output columns named like the queue's (toUInt64(ops) AS ops): a bare field name in the rules
     # would read that output, clamped or cast, and a negative counter would pass.
-    table = next(t for t, f in RULES.items() if f == fragment)
+    table = next(t for t, f in RULES.items() if f == fragment.replace("_surely_valid", "_rules"))
     text = re.sub(r"--[^\n]*", "", (mig.migrations_dir(SETTINGS) / mig.FRAGMENTS_DIR / f"{fragment}.sql").read_text())
     text = re.sub(r"'[^']*'", "''", text)  # field names in the rules' words
     columns = {"io_samples": "ops bytes outstanding_ios errors latency_count latency_sum_ns latency_min_ns "
