@@ -91,8 +91,8 @@ def test_the_last_steps_row_lands_within_30_s_of_run_ended_without_newer_data(st
     assert samples == {step: STEP_S * VMS for step in range(STEPS)}
 
     # Every rollup of the run is complete on its own too, the last 10 s and 1 min windows included: each coarser
-    # window of a quiet key is shown EarlyFiring.QUIET_MS (5 s) after it ends, i.e. at most a minute and 5 s after
-    # RUN_ENDED, plus the sink's flush.
+    # window of a quiet key is shown EarlyFiring.QUIET_MS (5 s) after it ends, once the watermark has stood still
+    # for EarlyFiring.STILL_MS (15 s), i.e. at most a minute and 5 s after RUN_ENDED, plus the sink's flush.
     deadline = time.monotonic() + 80
     mismatches = None
     while time.monotonic() < deadline:

@@ -47,6 +47,14 @@ public record EarlyFiring(long delayMs, long settleMs, boolean skipUnchangedFina
      */
     public static final long QUIET_MS = 5_000;
 
+    /**
+     * How long the watermark must have stood still before a coarser window it left open is shown: longer than it
+     * stands still while a backlog is worked off under load (a checkpoint's burst, a second of 20,000 sources
+     * taking 2 s to read), or every such pause would show every key's open coarser windows, and again at each
+     * second rolled into them afterwards.
+     */
+    public static final long STILL_MS = 15_000;
+
     /** How long a record that came after its window's first provisional row waits to be shown. */
     public static final long DEFAULT_SETTLE_MS = 50;
 

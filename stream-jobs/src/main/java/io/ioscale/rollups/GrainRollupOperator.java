@@ -13,6 +13,7 @@ import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
@@ -83,6 +84,9 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     private transient TypeSerializer<ACC> accSerializer;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient StreamRecord<OUT> rowRecord;
+    /** The highest watermark seen, and the processing time it was reached at (this subtask's; not checkpointed). */
+    private transient long watermarkSeen;
+    private transient long watermarkMovedAtMs;
 
     /**
      * @param grains       finest first, each a whole number of the previous (1 s, 10 s, 1 min)
@@ -135,6 +139,17 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
         windows = getPartitionedState(new ValueStateDescriptor<>(STATE, new GrainWindowsSerializer<>(accSerializer)));
         timers = getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this);
         rowRecord = new StreamRecord<>(null);
+        watermarkSeen = Long.MIN_VALUE;
+        watermarkMovedAtMs = Long.MIN_VALUE; // none yet: the stream counts as quiet
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (mark.getTimestamp() > watermarkSeen) {
+            watermarkSeen = mark.getTimestamp();
+            watermarkMovedAtMs = getProcessingTimeService().getCurrentProcessingTime();
+        }
+        super.processWatermark(mark);
     }
 
     @Override
@@ -364,12 +379,18 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
      * <p>A coarser window takes its finer windows' content only when they fire on the watermark, and when the
      * topics go quiet (the end of a run) the watermark stops short of the last seconds: without this, a run's last
      * 10 s and 1 min windows would have no row until the next run's data moved event time. A window still open
-     * {@link EarlyFiring#QUIET_MS} after its end is one the watermark is not closing (a live stream's closes it in
-     * 2-3 s): its row is shown then from its own content and that of its unfired finer windows. Its final row
-     * always follows (a late record may have come in between).
+     * {@link EarlyFiring#QUIET_MS} after its end, with a watermark that has not moved for
+     * {@link EarlyFiring#STILL_MS}, is one the watermark is not closing (a live stream's closes it in 2-3 s; a backlog's moves on): its row is shown then
+     * from its own content and that of its unfired finer windows. Its final row always follows (a late record may
+     * have come in between).
      */
     private long showQuietCoarseWindows(GrainWindows<ACC> w, long now) {
         long next = Long.MAX_VALUE;
+        // A watermark that moved within STILL_MS is closing the windows itself: a backlog being worked off, whose
+        // windows all ended long ago by the wall clock. Shown then, every coarser window would be shown again at
+        // each of its finer windows' roll-ups (showCoarserAgain): a row per record and grain.
+        long quietFrom = watermarkMovedAtMs == Long.MIN_VALUE ? Long.MIN_VALUE
+                : watermarkMovedAtMs + EarlyFiring.STILL_MS;
         for (int g = directGrains; g < lengthsMs.length; g++) {
             long length = lengthsMs[g];
             for (int i = 0; i < w.size; i++) { // w.size may grow: a window shown for the first time is added
@@ -381,7 +402,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
                 if (c >= 0 && (w.fired[c] || w.shown[c])) {
                     continue;
                 }
-                long due = start + length + EarlyFiring.QUIET_MS;
+                long due = Math.max(start + length + EarlyFiring.QUIET_MS, quietFrom);
                 if (due > now) {
                     next = Math.min(next, due);
                     continue;

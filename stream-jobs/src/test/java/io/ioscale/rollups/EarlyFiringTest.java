@@ -188,6 +188,32 @@ class EarlyFiringTest {
     }
 
     @Test
+    void aBacklogWhoseWatermarkMovesShowsNoCoarserWindowEarly() throws Exception {
+        // A job catching up (the stack behind its producers): every window ended long ago by the wall clock, but
+        // the watermark is closing them. Shown early, each coarser window would be shown again at every second
+        // rolled into it: a row per record for each of the 10 s and 1 min grains.
+        try (var h = harness(5_000, 1, early(true))) {
+            h.open();
+            long wall = 500_000;
+            for (long t = 0; t < 70_000; t += 1_000) {
+                wall += 100; // ten event-time seconds per wall-clock second; each step fires the timers due
+                h.setProcessingTime(wall);
+                h.processElement(new Rec("a", t, 1), t);
+                h.processWatermark(t - 2_001);
+            }
+            h.setProcessingTime(wall + EarlyFiring.STILL_MS - 1);
+            assertThat(h.extractOutputValues()).filteredOn(r -> r.grain() != Grain.S1) // each once: its final row
+                    .containsExactlyInAnyOrder(new Row("a", Grain.S10, 0, 10, 10, 1), new Row("a", Grain.S10, 10_000, 10, 10, 1),
+                            new Row("a", Grain.S10, 20_000, 10, 10, 1), new Row("a", Grain.S10, 30_000, 10, 10, 1),
+                            new Row("a", Grain.S10, 40_000, 10, 10, 1), new Row("a", Grain.M1, 0, 60, 60, 1),
+                            new Row("a", Grain.S10, 50_000, 10, 10, 1));
+            // Then the topics go quiet: what the watermark left open is shown once it has stood still that long.
+            h.setProcessingTime(wall + EarlyFiring.STILL_MS);
+            assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.S10, 60_000, 10, 10, 1));
+        }
+    }
+
+    @Test
     void aBacklogFollowedBySilenceShowsItsCoarserWindows() throws Exception {
         // The broker came back after the run ended: the backlog is the key's last data, the watermark stops inside
         // it and nothing else would ever show its 10 s and 1 min windows.
@@ -199,7 +225,9 @@ class EarlyFiringTest {
             h.processElement(new Rec("a", 1_000, 5), 1_000);
             h.processWatermark(999);
             assertThat(h.extractOutputValues()).containsExactly(new Row("a", Grain.S1, 0, 1, 4, 4));
-            h.setProcessingTime(wall + EarlyFiring.QUIET_MS);
+            h.setProcessingTime(wall + EarlyFiring.QUIET_MS); // its second; the coarser windows once the watermark
+            assertThat(h.extractOutputValues()).hasSize(2).contains(new Row("a", Grain.S1, 1_000, 1, 5, 5));
+            h.setProcessingTime(wall + EarlyFiring.STILL_MS); // has stood still long enough not to be a backlog's
             assertThat(h.extractOutputValues()).hasSize(4).contains(new Row("a", Grain.S1, 1_000, 1, 5, 5),
                     new Row("a", Grain.S10, 0, 2, 9, 5), new Row("a", Grain.M1, 0, 2, 9, 5));
             h.processWatermark(2_000_000);
@@ -227,7 +255,7 @@ class EarlyFiringTest {
                 h.processElement(new Rec("a", t, 1), t);
             }
             h.processWatermark(7_999);
-            h.setProcessingTime(wall + 3 * EarlyFiring.QUIET_MS);
+            h.setProcessingTime(wall + EarlyFiring.QUIET_MS + EarlyFiring.STILL_MS);
             assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.S10, 0, 10, 10, 1));
             h.setProcessingTime(60_000 + EarlyFiring.QUIET_MS);
             assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.M1, 0, 10, 10, 1));
