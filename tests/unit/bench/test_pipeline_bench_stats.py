@@ -37,3 +37,12 @@ def test_one_slow_second_of_a_hundred_is_above_p99_only_when_it_holds_more_than_
 def test_no_weight_is_an_error():
     with pytest.raises(ValueError):
         pipeline_bench.weighted_pct([], 0.5)
+
+
+def test_the_headline_line_has_the_issues_form_and_counts_an_incomplete_path_as_zero() -> None:
+    cpu = {"cpu_us_clickhouse": 129.4, "cpu_us_flink": 58.2, "cpu_us_kafka": 4.6}
+    line = pipeline_bench.headline(184_374.0, {"raw": 7_596.0, "source_1s": 11_937.0, "fleet_1s": 11_061.0, **cpu})
+    assert line == ("end-to-end ratio to kafka: 0.04 (stack: 7,596 samples/s zero-loss; kafka: 184,374/s; "
+                    "stack CPU per sample: 192 us = clickhouse 129 + flink 58 + kafka 5)")
+    assert pipeline_bench.headline(1000.0, {"raw": 900.0, **cpu}).startswith(
+        "end-to-end ratio to kafka: 0.00 (stack: 0 samples/s zero-loss;")
