@@ -84,8 +84,7 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
     private transient TypeSerializer<ACC> accSerializer;
     private transient InternalTimerService<VoidNamespace> timers;
     private transient StreamRecord<OUT> rowRecord;
-    /** The highest watermark seen, and the processing time it was reached at (this subtask's; not checkpointed). */
-    private transient long watermarkSeen;
+    /** When this subtask's watermark last advanced (processing time; not checkpointed). */
     private transient long watermarkMovedAtMs;
 
     /**
@@ -139,14 +138,12 @@ public class GrainRollupOperator<K, IN, ACC, OUT> extends AbstractStreamOperator
         windows = getPartitionedState(new ValueStateDescriptor<>(STATE, new GrainWindowsSerializer<>(accSerializer)));
         timers = getInternalTimerService(TIMERS, VoidNamespaceSerializer.INSTANCE, this);
         rowRecord = new StreamRecord<>(null);
-        watermarkSeen = Long.MIN_VALUE;
         watermarkMovedAtMs = Long.MIN_VALUE; // none yet: the stream counts as quiet
     }
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        if (mark.getTimestamp() > watermarkSeen) {
-            watermarkSeen = mark.getTimestamp();
+        if (mark.getTimestamp() > timers.currentWatermark()) { // the timer service's, until super advances it
             watermarkMovedAtMs = getProcessingTimeService().getCurrentProcessingTime();
         }
         super.processWatermark(mark);
