@@ -22,10 +22,10 @@ largest step (320 VMs, 640 sources); four variants follow (every step at once, t
 Queries over the Flink result tables are skipped when those tables do not exist, and timed but flagged when
 they hold nothing for the run (the Flink job was not running when the data arrived).
 
-The histogram queries read io_samples_hist_sums and io_samples_hist_by_ts (migrations 0040-0043), which
-ClickHouse fills as the samples arrive.
+The histogram queries read io_samples_hist_sums and io_samples_hist_by_ts (migrations 0040-0041), which
+ClickHouse's views fill as the samples arrive.
 lagging_vms and step_latency_outliers (grain source) read each ended step's VMs and sources from step_windows
-(0135-0136), which a refreshable view fills ~20-35 s after a step's last sample: measuring waits until it
+(0135), which a refreshable view fills ~20-35 s after a step's last sample: measuring waits until it
 covers the run (a user querying sooner gets the same answers, merged from io_samples: slower).
 Each line carries the 1-minute load average when it finished: other work on the machine shows there.
 """

@@ -1,6 +1,6 @@
 -- The field rules of an I/O sample, as the Flink job checks every one it decodes (AvroRecords.check and
 -- checkHistogram), in its order and with its words: io_sample_invalid is '' for a sample that meets them all,
--- else 'invalid: ' (DecodeException's code) and the first rule broken. The queue's views (0172, 0173) send such
+-- else 'invalid: ' (DecodeException's code) and the first rule broken. The queue's views (sql/materialized) send such
 -- a sample to dead_letters instead of io_samples, so both paths keep and reject the same samples. Scheme 1 is
 -- LatencyHistogram.SCHEME_ID, 4351 its MAX_INDEX; tests/fixtures/record_rules/io_samples.json holds the cases
 -- both paths are tested on. Columns are named with their table: the views' output columns carry the same names

@@ -1,7 +1,7 @@
 -- The field rules of a port sample, as the Flink job checks them (AvroRecords.portSample), in its order and with
 -- its words: port_sample_invalid is '' for a sample that meets them, else 'invalid: ' and the first rule broken
--- (views 0176, 0177; cases in tests/fixtures/record_rules/port_samples.json). Columns are named with their
--- table, as in io_sample_rules.
+-- (sql/materialized/port_samples_*mv.sql; cases in tests/fixtures/record_rules/port_samples.json). Columns are
+-- named with their table, as in io_sample_rules.
 WITH
     ioscaleNonNegativeRule(
         ['link_speed_bps', 'rx_bytes', 'tx_bytes', 'rx_frames', 'tx_frames', 'rx_errors', 'tx_errors', 'interrupts',

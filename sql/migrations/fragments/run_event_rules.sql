@@ -1,6 +1,6 @@
 -- The field rules of a run event, as the Flink job checks them (AvroRecords.runEvent): each link's speed_bps,
 -- then its payload_bytes_per_s, link by link, not negative. run_event_invalid is '' for an event that meets
--- them, else 'invalid: ' and the first rule broken (views 0178, 0179; cases in
+-- them, else 'invalid: ' and the first rule broken (sql/materialized/run_events_*mv.sql; cases in
 -- tests/fixtures/record_rules/run_events.json). Columns are named with their table, as in io_sample_rules.
 WITH
     ioscaleNonNegativeRule(

@@ -9,9 +9,9 @@ migration_baseline.json holds, taken once:
   columns (type, default, codec, comment) and, for a view, its create query (query, TO target, refresh);
 - ``replaced_chain``: that chain's files with their sha256, as a database it set up records them;
 - ``baseline``: the baseline's files. Only they are applied here (with the fragments they include), so
-  migrations added after them do not count. The dashboards' views have since moved to sql/views, where each is
-  defined in place and moves on (``migrations``: repeatable views): their baseline files are gone and their first
-  form is not compared.
+  migrations added after them do not count. The views have since moved to sql/materialized and sql/views, where
+  each is defined in place and moves on (``migrations``: repeatable views): their baseline files are gone and
+  their first form is not compared.
 
 Both tests start a ClickHouse server of their own (conftest's private_server), never the stack's. The
 Kafka-engine tables point at 127.0.0.1:1 and the schema registry at http://127.0.0.1:1, where nothing listens,
@@ -74,7 +74,9 @@ def snapshot_of(ch, directory: Path) -> dict:
 def differences(old: dict, new: dict, intended: dict[str, dict[str, object]]) -> list[str]:
     """What differs between the chain's schema ``old`` and the baseline's ``new``, beyond the INTENDED changes,
     which must match the values in ``intended`` (table -> field -> value) exactly."""
-    assert {(table, field) for table, fields in intended.items() for field in fields} == set(INTENDED)
+    # (an intended change of a view that has since moved to a views folder is not compared)
+    assert {(table, field) for table, fields in intended.items() for field in fields} == \
+        {key for key in INTENDED if key[0] in old["tables"]}
     old = {**old, "tables": {name: {**table, **intended.get(name, {})} for name, table in old["tables"].items()}}
     out = [f"databases: {old['databases']} -> {new['databases']}"] if old["databases"] != new["databases"] else []
     for name in sorted(old["tables"].keys() | new["tables"].keys()):

@@ -1,12 +1,12 @@
-"""ClickHouse's Kafka path applies the Flink job's field rules (fragments/*_rules.sql, migrations 0170-0179) to the
+"""ClickHouse's Kafka path applies the Flink job's field rules (fragments/*_rules.sql, sql/materialized) to the
 cases of tests/fixtures/record_rules, which the Java decoder is tested on too (RecordRulesTest): a valid record
 reaches its raw table, an invalid one dead_letters with exactly the case's reason -- the reason the job gives.
 
 The views run as they are stored: each queue view's query, read back from system.tables after every migration
-ran, is created again over a Null table of the queue's columns plus the engine's virtual ones (_topic, _offset,
-_error...), writing to the real targets; inserting the cases there is what the engine does with a consumed
-block. The query that 0013 stored before (clamping, wrapping) runs beside it into a copy of io_samples: every
-case reached io_samples that way, and the valid ones must land exactly as they did.
+and view was applied, is created again over a Null table of the queue's columns plus the engine's virtual ones
+(_topic, _offset, _error...), writing to the real targets; inserting the cases there is what the engine does with
+a consumed block. The io_samples view's query before the rules (CLAMPED: clamping, wrapping) runs beside it into a
+copy of io_samples: every case reached io_samples that way, and the valid ones must land exactly as they did.
 
 A server of the module's own (conftest's module_private_server); the Kafka tables point at 127.0.0.1:1, where
 nothing listens, so they consume nothing.
@@ -37,6 +37,17 @@ PATHS = {"io_samples.json": ("io_samples", "ioscale.io_samples"),
          "port_samples.json": ("port_samples", "ioscale.port_samples"),
          "run_events.json": ("run_events", "ioscale.runs")}
 VIRTUAL = "_topic LowCardinality(String), _partition UInt64, _offset UInt64, _error String, _raw_message String"
+#: io_samples_mv's query before the field rules, an independent account of how a sample lands: every sample that
+#: decodes, counters clamped at 0, scheme and bucket indexes cast (wrapping). A view writes by column name.
+COUNTERS = ("ops", "bytes", "errors", "latency_count", "latency_sum_ns", "latency_min_ns", "latency_max_ns")
+CLAMPED = f"""SELECT ts_ms AS ts, toUInt32(greatest(interval_ms, 0)) AS interval_ms, run_id, step_index, host, vm,
+    target, lower(direction) AS direction, outstanding_ios, percentile_q, tags,
+    {', '.join(f'toUInt64(greatest({c}, 0)) AS {c}' for c in COUNTERS)},
+    toUInt8(latency_hist_scheme) AS latency_hist_scheme,
+    arrayMap(i -> toUInt16(i), latency_bucket_index) AS latency_bucket_index,
+    arrayMap(c -> toUInt64(greatest(c, 0)), latency_bucket_count) AS latency_bucket_count,
+    arrayMap(v -> toUInt64(greatest(v, 0)), percentile_ns) AS percentile_ns
+FROM {PROBE}.io_samples_queue WHERE length(_error) = 0"""
 
 
 def load(name: str) -> dict:
@@ -90,7 +101,7 @@ def send(ch, fixture: str, table: str | None = None) -> None:
 
 @pytest.fixture(scope="module")
 def server(module_private_server):
-    """Every migration applied; per queue, its views again over a Null probe table, plus 0013's old query beside
+    """Every migration and view applied; per queue, its views again over a Null probe table, plus CLAMPED beside
     io_samples_mv's; then every fixture's cases sent, once."""
     comp, spec = module_private_server
     process.start(spec, comp.settings.host)
@@ -111,10 +122,7 @@ def server(module_private_server):
                 assert probe_select.count(f"FROM {PROBE}.{queue}") == 1
                 ch.command(f"CREATE MATERIALIZED VIEW {PROBE}.{view} TO {target} AS {probe_select}")
         ch.command(f"CREATE TABLE {PROBE}.io_samples_before AS ioscale.io_samples")
-        old = re.sub(r"--[^\n]*", "", (MIGRATIONS / "0013_create_view_io_samples_mv.sql").read_text(encoding="utf-8"))
-        old = old.replace("IF NOT EXISTS ioscale.io_samples_mv TO ioscale.io_samples",
-                          f"{PROBE}.io_samples_before_mv TO {PROBE}.io_samples_before")
-        ch.command(old.replace("FROM ioscale.io_samples_queue", f"FROM {PROBE}.io_samples_queue"))
+        ch.command(f"CREATE MATERIALIZED VIEW {PROBE}.io_samples_before_mv TO {PROBE}.io_samples_before AS {CLAMPED}")
         for fixture in PATHS:
             send(ch, fixture)
     return comp
@@ -146,8 +154,8 @@ def test_the_kafka_views_give_each_case_its_outcome(server, fixture: str) -> Non
 
 
 def test_valid_io_samples_are_stored_as_before_and_broken_ones_no_longer(server) -> None:
-    """The same cases through 0013's old query: it stored every case, wrapping and clamping; the kept ones must be
-    identical to what it stored for them, and the histogram sums (0042, 0043) see only those."""
+    """The same cases through CLAMPED: it stored every case, wrapping and clamping; the kept ones must be identical
+    to what it stored for them, and the histogram sums (io_samples_hist_*_mv) see only those."""
     doc = load("io_samples.json")
     cases, base = doc["cases"], doc["base"]["run_id"]
     run = {c["case"]: f"{base}-{i:03d}" for i, c in enumerate(cases)}
@@ -174,7 +182,7 @@ def test_valid_io_samples_are_stored_as_before_and_broken_ones_no_longer(server)
 
 
 def test_only_valid_io_samples_are_cleared_without_the_rules(server) -> None:
-    """io_sample_surely_valid (0182, 0183) lets the views skip io_sample_invalid: it must never clear a case the
+    """io_sample_surely_valid (fragments/io_sample_surely_valid.sql) lets the views skip io_sample_invalid: it must never clear a case the
     rules reject, and must clear the plain valid samples (or the views pay for the rules on every sample again)."""
     parts = migrations.fragments(MIGRATIONS)
     doc = load("io_samples.json")

@@ -1,5 +1,5 @@
-"""step_windows (migrations 0135-0136): each ended step's VMs and sources computed once by a refreshable view,
-which lagging_vms (grain vm) and step_latency_outliers (grain source) read while a row still stands for the
+"""step_windows (migration 0135): each ended step's VMs and sources computed once by a refreshable view
+(sql/materialized/step_windows_refresh.sql), which lagging_vms (grain vm) and step_latency_outliers (grain source) read while a row still stands for the
 samples and the step's window, and otherwise merge from io_samples FINAL. The answers must be the reference
 formulations' (reference_queries/, merging the raw samples) whichever path a VM or source takes, and a row must
 never be used once it no longer holds: a sample arrived since, another STEP_ENDED window, malformed buckets.
@@ -184,7 +184,7 @@ def test_malformed_buckets_neither_stop_the_view_nor_reach_an_answer(stack, admi
     """A sample whose bucket arrays differ in length is counted in its row, which is not used: lagging_vms
     merges that VM from io_samples and raises the error such a sample always raised. The view goes on."""
     # Stamped as arrived 21 s ago: settled at once (20 s), and still after the step's last computation less 15 s,
-    # which is what makes the view look at the step again (0184).
+    # which is what makes the view look at the step again.
     admin.command("INSERT INTO ioscale.io_samples SELECT * REPLACE (arrayPopBack(latency_bucket_count) AS "
                   "latency_bucket_count, now64(3) - INTERVAL 21 SECOND AS ingested_at, ts + INTERVAL 1 MILLISECOND AS ts) "
                   "FROM ioscale.io_samples WHERE run_id = {r:String} AND step_index = 1 AND vm = 'vm-h1-02' "
@@ -204,34 +204,30 @@ def test_malformed_buckets_neither_stop_the_view_nor_reach_an_answer(stack, admi
 
 
 def _looked_at(admin, run_id: str) -> list[int]:
-    """The copy's steps the view would look at in its next refresh: its stored query's candidate_list (0184),
-    evaluated alone."""
+    """The copy's steps the view would look at in its next refresh: its stored query's candidate_list, evaluated
+    alone."""
     stored = admin.query("SELECT as_select FROM system.tables WHERE database = 'ioscale' "
                          "AND name = 'step_windows_refresh'").result_rows[0][0]
 
-    def enclosed(text: str, close: int) -> str:
-        """The parenthesized text that ends at ``close``."""
+    def enclosed(at: int) -> str:
+        """The parenthesized text of ``stored`` that opens at ``at``."""
         depth = 0
-        for i in range(close, -1, -1):
-            depth += {")": 1, "(": -1}.get(text[i], 0)
+        for i in range(at, len(stored)):
+            depth += {"(": 1, ")": -1}.get(stored[i], 0)
             if depth == 0:
-                return text[i:close + 1]
+                return stored[at:i + 1]
         raise AssertionError("unbalanced")
 
-    scalar = enclosed(stored, stored.index(") AS candidate_list"))
-    start = stored.index("ended AS (") + len("ended AS ")
-    depth, end = 0, start
-    for end in range(start, len(stored)):
-        depth += {"(": 1, ")": -1}.get(stored[end], 0)
-        if depth == 0:
-            break
-    query = f"WITH ended AS {stored[start:end + 1]} SELECT arrayMap(c -> c.2, arrayFilter(c -> c.1 = {{r:String}}, {scalar}))"
+    ended = enclosed(stored.index("ended AS (") + len("ended AS "))
+    scalar = enclosed(stored.index("(", stored.index(ended) + len(ended)))  # the next WITH item
+    assert stored[stored.index(scalar) + len(scalar):].startswith(" AS candidate_list")
+    query = f"WITH ended AS {ended} SELECT arrayMap(c -> c.2, arrayFilter(c -> c.1 = {{r:String}}, {scalar}))"
     return sorted(admin.query(query, parameters={"r": run_id}).result_rows[0][0])
 
 
 def test_a_step_whose_rows_hold_is_not_looked_at_until_something_arrives(stack, admin, copy_run) -> None:
     """A refresh reads a step's VMs and sources only when a sample or STEP_ENDED arrived since its last
-    computation (0184): with nothing new, each refresh would otherwise read every row of the day's steps."""
+    computation: with nothing new, each refresh would otherwise read every row of the day's steps."""
     sums = _step_sums(admin, copy_run)
     _refresh_until(admin, copy_run, lambda r: _current(r, sums))
     assert _looked_at(admin, copy_run) == []

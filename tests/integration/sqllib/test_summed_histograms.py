@@ -1,6 +1,6 @@
 """The queries that read the per-step histogram sums (io_samples_hist_sums, io_samples_hist_by_ts; migrations
-0040-0043) against formulations that merge every raw sample's buckets at each call: the same rows and values,
-for every value of every parameter, on runs that take each path.
+0040-0041 and their views in sql/materialized) against formulations that merge every raw sample's buckets at each
+call: the same rows and values, for every value of every parameter, on runs that take each path.
 
 reference_queries/ holds those formulations, the oracle, next to the test. The runs:
 
@@ -208,7 +208,7 @@ def test_sums_equal_the_raw_merge_and_flag_the_sample_sent_twice(stack, edge_run
             ORDER BY a.step_index, a.direction""")
         assert mismatched == [(step, direction, not (step, direction) == (1, "read"))
                               for step in sorted(EDGE_STEPS) for direction in ("read", "write")]
-        # The source and VM grains keep no buckets (no query reads them there: 0181).
+        # The source and VM grains keep no buckets (no query reads them there).
         assert rows("SELECT grain, count(), countIf(length(hist) > 0) FROM ioscale.io_samples_hist_sums FINAL "
                     "WHERE run_id = {r:String} AND grain IN ('source_step', 'vm_step') GROUP BY grain ORDER BY grain") == \
             [("source_step", len(EDGE_STEPS) * len(EDGE_VMS) * 2, 0), ("vm_step", len(EDGE_STEPS) * len(EDGE_VMS), 0)]
@@ -277,7 +277,7 @@ def _counter_mismatches(ch, run_id: str, grain: str, summed_from: str) -> list[t
 
 @pytest.mark.parametrize("grain", list(GRAIN_KEYS))
 def test_counters_equal_the_raw_samples_at_every_grain(stack, edge_run, grain: str) -> None:
-    """The view (0042) sums each grain's counters and extremes as io_samples FINAL does, and counts them all."""
+    """The view (io_samples_hist_sums_mv) sums each grain's counters and extremes as io_samples FINAL does, and counts them all."""
     with client(stack.settings, stack.secrets, "reader") as ch:
         summed = (f"SELECT {GRAIN_KEYS[grain]}, counted_samples, {', '.join(COUNTERS)}, outstanding_io_ms "
                   f"FROM ioscale.io_samples_hist_sums FINAL WHERE run_id = {{r:String}} AND grain = '{grain}' "

@@ -1,6 +1,6 @@
-"""Migrations 0040-0043 (the SQL library's histogram sums): the views must not raise on odd samples (an
-error stalls the Kafka consumer), must keep duplicates detectable, and the sums must expire like the raw rows
-they sum. The results themselves are compared with the raw merge on the real server in
+"""The SQL library's histogram sums (migrations 0040-0041, sql/materialized/io_samples_hist_*): the views must not
+raise on odd samples (an error stalls the Kafka consumer), must keep duplicates detectable, and the sums must
+expire like the raw rows they sum. The results themselves are compared with the raw merge on the real server in
 tests/integration/sqllib/test_summed_histograms.py."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from ioscale.provision import migrations as mig
 from ioscale.stack.settings import StackSettings, repo_root
 
 SETTINGS = StackSettings.from_env({"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": "/nonexistent"})
-FILES = {m.name: m.path.read_text(encoding="utf-8") for m in mig.discover(mig.migrations_dir(SETTINGS))}
-#: The sums view's query as it stands: 0042 created it, 0181 changed it in place (buckets summed at fleet_step only).
-SUMS_VIEW = "0181_alter_view_io_samples_hist_sums_mv_fleet_hist.sql"
+FILES = {m.name: m.path.read_text(encoding="utf-8")
+         for m in [*mig.discover(mig.migrations_dir(SETTINGS)), *mig.discover_views(mig.migrations_dir(SETTINGS))]}
+SUMS_VIEW = "materialized/io_samples_hist_sums_mv.sql"
+BY_TS_VIEW = "materialized/io_samples_hist_by_ts_mv.sql"
 
 
 def statement(name: str) -> str:
@@ -31,11 +32,9 @@ EQUAL_LENGTHS = {
 }
 
 
-@pytest.mark.parametrize("name", ["0042_create_view_io_samples_hist_sums_mv.sql",
-                                  "0043_create_view_io_samples_hist_by_ts_mv.sql"])
-def test_views_never_build_a_map_from_arrays_of_unequal_length(name: str) -> None:
+def test_the_time_ordered_copy_never_builds_a_map_from_arrays_of_unequal_length() -> None:
     # mapFromArrays raises on unequal lengths; inside a view that error would stop the Kafka consumer.
-    sql = statement(name)
+    sql = statement(BY_TS_VIEW)
     calls = re.findall(r"mapFromArrays\(if\((.*?), latency_bucket_index, \[\]\), ?if\((.*?), latency_bucket_count, \[\]\)\)", sql)
     assert calls, "the view builds the bucket Map"
     for index_guard, count_guard in calls:
@@ -59,8 +58,11 @@ def test_the_packed_buckets_never_come_from_arrays_of_unequal_length_or_overflow
 
 
 def test_the_view_changes_in_place() -> None:
-    # Dropping and creating it again would lose what the queue delivers meanwhile (see 0172).
-    assert statement(SUMS_VIEW).startswith("ALTER TABLE ioscale.io_samples_hist_sums_mv MODIFY QUERY SELECT")
+    # A materialized view's file is applied with MODIFY QUERY: dropping and creating it again would lose what
+    # io_samples receives meanwhile.
+    view = next(v for v in mig.discover_views(mig.migrations_dir(SETTINGS)) if v.name == SUMS_VIEW)
+    assert mig.view_statements(view, view.text)[-1].startswith(
+        "ALTER TABLE ioscale.io_samples_hist_sums_mv MODIFY QUERY\nSELECT")
 
 
 def test_every_grain_is_summed_and_duplicates_stay_detectable() -> None:
@@ -108,9 +110,8 @@ def test_time_ordered_copy_keeps_the_raw_identity_and_version() -> None:
 SENTINEL = "18446744073709551615"   # latency_min_ns when no sample counted I/Os
 
 
-@pytest.mark.parametrize("name", ["0042_create_view_io_samples_hist_sums_mv.sql", SUMS_VIEW])
-def test_the_view_sums_the_counters_at_every_grain(name: str) -> None:
-    view = statement(name)
+def test_the_view_sums_the_counters_at_every_grain() -> None:
+    view = statement(SUMS_VIEW)
     for column in ("counted_samples", "ops", "bytes", "latency_count", "latency_sum_ns", "interval_ms_total",
                    "outstanding_io_ms", "latency_min_ns", "latency_max_ns"):
         assert re.search(rf"\bAS {column},", view), column

@@ -236,10 +236,14 @@ def test_repository_migrations_are_valid() -> None:
     for m in found:
         mig.render(m, migration_placeholders(settings))
     views = mig.discover_views(mig.migrations_dir(settings))
-    assert len(views) >= 14
+    kinds = [v.name.split("/")[0] for v in views]
+    assert kinds.count(mig.MATERIALIZED_DIR) >= 11 and kinds.count(mig.VIEWS_DIR) >= 14
+    assert kinds == sorted(kinds, key=mig.VIEW_FOLDERS.index)  # the views that fill tables first
     for v in views:
-        assert mig.render(v, migration_placeholders(settings)).lstrip().find(
-            f"CREATE OR REPLACE VIEW ioscale.{v.path.stem} AS") >= 0, v.name
+        statements = mig.view_statements(v, mig.render(v, migration_placeholders(settings)))
+        assert len(statements) == (2 if v.name.startswith(mig.MATERIALIZED_DIR) else 1), v.name
+    # No migration defines a view any more: a second definition would be applied over the file's.
+    assert not [m.name for m in found if mig.VIEW_MIGRATION_RE.match(m.name)]
 
 
 # -- repeatable views ---------------------------------------------------------------------------------------
@@ -288,6 +292,61 @@ def test_a_view_that_cannot_be_created_names_its_file_and_is_not_recorded(folder
     assert "views/v_base.sql" in ex.table
 
 
+# -- repeatable materialized views ---------------------------------------------------------------------------
+@pytest.fixture
+def materialized(folder: Path) -> Path:
+    d = folder.parent / mig.MATERIALIZED_DIR
+    d.mkdir()
+    write(d, "b_mv.sql", "-- fills b\nCREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_mv TO ioscale.b AS\n"
+                         "SELECT x FROM ioscale.q WHERE length(_error) = 0")
+    write(d, "b_dlq_mv.sql", "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_dlq_mv TO ioscale.dead AS\n"
+                             "SELECT _error AS reason FROM ioscale.q WHERE length(_error) > 0")
+    write(d, "b_refresh.sql", "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_refresh\n"
+                              "REFRESH EVERY 15 SECOND APPEND TO ioscale.b AS\nWITH 1 AS one SELECT one AS x")
+    return d
+
+
+def test_a_materialized_view_is_created_and_then_given_its_query_in_place(folder: Path, materialized: Path,
+                                                                        views: Path) -> None:
+    ex = FakeExecutor()
+    report = mig.apply(ex, folder, PLACEHOLDERS)
+    # The dead-letter view before the raw one (file-name order), all before the dashboards' views.
+    assert report.applied[3:] == ["materialized/b_dlq_mv.sql", "materialized/b_mv.sql", "materialized/b_refresh.sql",
+                                  "views/v_base.sql", "views/v_top.sql"]
+    assert ex.ddl[3:9] == [
+        "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_dlq_mv TO ioscale.dead AS\n"
+        "SELECT _error AS reason FROM ioscale.q WHERE length(_error) > 0",
+        "ALTER TABLE ioscale.b_dlq_mv MODIFY QUERY\nSELECT _error AS reason FROM ioscale.q WHERE length(_error) > 0",
+        "-- fills b\nCREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_mv TO ioscale.b AS\n"
+        "SELECT x FROM ioscale.q WHERE length(_error) = 0",
+        "ALTER TABLE ioscale.b_mv MODIFY QUERY\nSELECT x FROM ioscale.q WHERE length(_error) = 0",
+        "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_refresh\nREFRESH EVERY 15 SECOND APPEND TO ioscale.b AS\n"
+        "WITH 1 AS one SELECT one AS x",
+        "ALTER TABLE ioscale.b_refresh MODIFY QUERY\nWITH 1 AS one SELECT one AS x"]
+    # A changed query reaches the existing view in place: never dropped, so its queue never loses a record.
+    write(materialized, "b_mv.sql", "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_mv TO ioscale.b AS\n"
+                                    "SELECT x + 1 AS x FROM ioscale.q WHERE length(_error) = 0")
+    n = len(ex.ddl)
+    assert mig.apply(ex, folder, PLACEHOLDERS).applied == ["materialized/b_mv.sql"]
+    assert ex.ddl[n:][-1] == "ALTER TABLE ioscale.b_mv MODIFY QUERY\nSELECT x + 1 AS x FROM ioscale.q WHERE length(_error) = 0"
+    assert not [s for s in ex.ddl if "DROP" in s]
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.other_mv TO ioscale.b AS SELECT 1", "does not define its view"),
+    ("CREATE MATERIALIZED VIEW ioscale.b_mv TO ioscale.b AS SELECT 1", "does not define its view"),
+    ("CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.b_mv ENGINE = Memory AS SELECT 1", "names no target table"),
+])
+def test_a_materialized_view_file_must_define_its_view_with_a_target(folder: Path, text: str, error: str) -> None:
+    d = folder.parent / mig.MATERIALIZED_DIR
+    d.mkdir()
+    write(d, "b_mv.sql", text)
+    ex = FakeExecutor()
+    with pytest.raises(mig.MigrationError, match=error):
+        mig.apply(ex, folder, PLACEHOLDERS)
+    assert ex.ddl == []  # checked before anything runs
+
+
 def test_the_migrations_of_a_view_now_in_the_views_folder_are_superseded(folder: Path, views: Path) -> None:
     ex = FakeExecutor()
     ex.table = {"0001_create_database_ioscale.sql": "x", "0300_create_view_v_base.sql": "y",
@@ -297,6 +356,18 @@ def test_the_migrations_of_a_view_now_in_the_views_folder_are_superseded(folder:
     ex.table["0301_create_view_v_elsewhere.sql"] = "y"  # a view the folder does not define: a gone migration
     with pytest.raises(mig.MigrationError, match="no longer holds"):
         mig.apply(ex, folder, PLACEHOLDERS)
+
+
+@pytest.mark.parametrize(("name", "superseded"), [
+    ("0013_create_view_b_mv.sql", True),
+    ("0173_alter_view_b_mv_rules.sql", True),       # an alter's name may say why after the view's
+    ("0183_alter_view_b_mv.sql", True),
+    ("0172_alter_view_b_dlq_mv_rules.sql", False),  # another view's
+    ("0014_create_view_b_mv_rules.sql", False),     # a create names its view exactly
+    ("0015_create_table_b_mv_x.sql", False),
+])
+def test_the_migrations_that_altered_a_materialized_view_are_superseded(name: str, superseded: bool) -> None:
+    assert mig.superseded_by_view(name, {"b_mv", "dash_b"}) is superseded
 
 
 def test_badly_named_view_file_is_an_error(folder: Path, views: Path) -> None:

@@ -1,6 +1,7 @@
-"""Migrations 0170-0179: the Flink job's field rules on ClickHouse's Kafka path. What the rules give is tested on a
-real server (tests/integration/clickhouse/test_record_rules.py); here, how the queue views are changed: each in
-place (ALTER ... MODIFY QUERY), the dead-letter view before the raw one, both with the same rules fragment."""
+"""The Flink job's field rules on ClickHouse's Kafka path (fragments/*_rules.sql, sql/materialized). What the rules
+give is tested on a real server (tests/integration/clickhouse/test_record_rules.py); here, how the queue views take
+them: each changed in place (ALTER ... MODIFY QUERY, see test_migrations), the dead-letter view before the raw one,
+both with the same rules fragment."""
 
 from __future__ import annotations
 
@@ -12,32 +13,25 @@ from ioscale.provision import migrations as mig
 from ioscale.stack.settings import StackSettings, repo_root
 
 SETTINGS = StackSettings.from_env({"IOSCALE_REPO": str(repo_root()), "IOSCALE_HOME": "/nonexistent"})
-FOUND = mig.discover(mig.migrations_dir(SETTINGS))
+FOUND = [*mig.discover(mig.migrations_dir(SETTINGS)), *mig.discover_views(mig.migrations_dir(SETTINGS))]
 RAW = {m.name: m.path.read_text(encoding="utf-8") for m in FOUND}
 #: raw table -> the fragment holding its record type's rules
 RULES = {"io_samples": "io_sample_rules", "cpu_samples": "cpu_sample_rules", "port_samples": "port_sample_rules",
          "run_events": "run_event_rules"}
 
 
-def changes_of(view: str) -> list[str]:
-    """The migrations that alter ``ioscale.<view>``'s query, in order."""
-    return [name for name, text in RAW.items() if re.search(rf"ALTER TABLE ioscale\.{view} MODIFY QUERY\b", text)]
-
-
 @pytest.mark.parametrize("table", sorted(RULES))
 def test_dead_letter_view_takes_the_rules_before_the_raw_view_drops_them(table: str) -> None:
-    dlq_changes, raw_changes = changes_of(f"{table}_dlq_mv"), changes_of(f"{table}_mv")
-    # Each change of the pair lands dead letters first: in between, a broken record reaches both tables, never
-    # neither.
-    assert len(dlq_changes) == len(raw_changes) >= 1
-    for dlq, raw in zip(dlq_changes, raw_changes):
-        assert dlq < raw
-        for name in (dlq, raw):
-            assert RAW[name].count(f"{{{{{RULES[table]}}}}}") == 1, name
-    dlq, raw = dlq_changes[-1], raw_changes[-1]
+    dlq, raw = f"{mig.MATERIALIZED_DIR}/{table}_dlq_mv.sql", f"{mig.MATERIALIZED_DIR}/{table}_mv.sql"
+    # A change of both lands dead letters first (the runner applies the folder in file-name order): in between, a
+    # broken record reaches both tables, never neither.
+    order = [m.name for m in FOUND]
+    assert order.index(dlq) < order.index(raw)
+    for name in (dlq, raw):
+        assert RAW[name].count(f"{{{{{RULES[table]}}}}}") == 1, name
     invalid = f"{RULES[table].replace('_rules', '')}_invalid"
     if table == "io_samples":
-        # 0182/0183: the rules judge only what io_sample_surely_valid does not clear, and the dead-letter view
+        # The rules judge only what io_sample_surely_valid does not clear, and the dead-letter view
         # keeps the rows with a reason -- the parse error, or the rule broken.
         surely = "io_sample_surely_valid"
         assert RAW[dlq].count("{{" + surely + "}}") == RAW[raw].count("{{" + surely + "}}") == 1

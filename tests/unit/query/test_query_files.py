@@ -191,13 +191,10 @@ def test_fc_class_rounding_in_log2_is_the_nearest_class(speed_bps: int, gfc: int
     assert 2 ** min(7, max(0, math.ceil(math.log2(speed_bps / 1e9) - 0.5))) == gfc
 
 
-# step_windows (migrations 0135-0136): a refreshable view computes each ended step's VMs and sources once;
+# step_windows (migration 0135): a refreshable view (sql/materialized/step_windows_refresh.sql) computes each ended step's VMs and sources once;
 # lagging_vms (grain vm) and step_latency_outliers (grain source) use a row only while it stands for the samples
 # and the step's window, and merge everything else from io_samples FINAL as the view does.
-#: The view as created (0136) and as it stands (0184: only steps where something changed are looked at).
-REFRESH_VIEWS = {name: (MIGRATIONS / name).read_text(encoding="utf-8")
-                 for name in ("0136_create_view_step_windows_refresh.sql",
-                              "0184_alter_view_step_windows_refresh_changed_steps.sql")}
+REFRESH_VIEW = (MIGRATIONS.parent / "materialized" / "step_windows_refresh.sql").read_text(encoding="utf-8")
 #: The rank rule on packed (bucket << 47 | count) arrays, sorted.
 RANK = "arrayFirstIndex(c -> c >= ceil(0.99 * latency_n), arrayCumSum(counts))"
 
@@ -229,11 +226,9 @@ def test_outliers_use_a_source_row_only_while_it_holds() -> None:
     assert RANK in sql
 
 
-@pytest.mark.parametrize("name", sorted(REFRESH_VIEWS))
-def test_the_view_merges_as_the_queries_do(name: str) -> None:
-    view = _flat(REFRESH_VIEWS[name])
-    assert ("REFRESH EVERY 15 SECOND APPEND TO ioscale.step_windows AS" in view
-            or view.strip().startswith("ALTER TABLE ioscale.step_windows_refresh MODIFY QUERY WITH"))
+def test_the_view_merges_as_the_queries_do() -> None:
+    view = _flat(REFRESH_VIEW)
+    assert "REFRESH EVERY 15 SECOND APPEND TO ioscale.step_windows AS" in view
     assert "HAVING last_in < now64(3) - INTERVAL 20 SECOND" in view, "only steps whose samples stopped arriving"
     assert "ORDER BY last_in DESC LIMIT 20" in view, "a backlog is worked off over several refreshes"
     assert "FROM ioscale.io_samples FINAL WHERE (run_id, step_index) IN (" in view

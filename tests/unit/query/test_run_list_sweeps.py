@@ -1,7 +1,7 @@
 """run_list shows and filters the sweep group `ioscale import` puts on the runs it splits an input into.
 
-The importer's run events go through the stack's own DDL (migrations 0023-0025: the queue's columns, the view
-that flattens the load, the table) on the embedded ClickHouse engine the stack ships (chdb); only the queue's Kafka
+The importer's run events go through the stack's own DDL (migrations 0023-0024, sql/materialized/run_events_mv.sql:
+the queue's columns, the view that checks the events and flattens the load, the table) on the embedded ClickHouse engine the stack ships (chdb); only the queue's Kafka
 engine is swapped for Null, which feeds the view the same way. Then the library's run_list, bound as `ioscale sql`
 binds it.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ioscale.importers import import_runs
+from ioscale.provision import migrations
 from ioscale.query import bind, load
 
 chdb_session = pytest.importorskip("chdb.session")
@@ -39,7 +40,8 @@ def ch():
     queue = queue[:queue.index("ENGINE = Kafka")].replace("    tags         Map(String, String)\n",
                                                           "    tags         Map(String, String),\n    _error String\n")
     s.query(queue + "ENGINE = Null")
-    s.query((MIGRATIONS / "0025_create_view_run_events_mv.sql").read_text())
+    s.query((MIGRATIONS / "0170_create_function_ioscale_non_negative_rule.sql").read_text())  # the view's rules
+    s.query(next(v.text for v in migrations.discover_views(MIGRATIONS) if v.name == "materialized/run_events_mv.sql"))
     yield s
     s.close()
 

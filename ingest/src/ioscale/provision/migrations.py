@@ -21,13 +21,26 @@ Rules (checked here, so a mistake fails `stack up` with a clear message rather t
 - Write statements with ``IF NOT EXISTS``: a crash between the DDL and its bookkeeping row re-runs
   the statement on the next ``up``.
 
-Views (``sql/views/<view>.sql``, beside the migrations folder) are repeatable instead: one ``CREATE OR REPLACE
-VIEW`` per file, the view's one definition. After the migrations, each view whose file is new or changed (its
-sha256 differs from the one recorded as ``views/<file>``) is created again; a view that selects from another is
-retried once the others are in place. A view keeps the column types it was created with, so a change to the
-tables it reads reaches it only when it is created again: a dashboard view never needs a migration of its own.
-The ``NNNN_create_view_<view>.sql`` and ``NNNN_replace_view_<view>.sql`` migrations of a view that has moved to
-``sql/views`` are superseded: a database that applied them is not asked for them back.
+Views are repeatable instead: each file is its view's one definition, and after the migrations each whose file
+is new or changed (its sha256 differs from the one recorded as ``<folder>/<file>``) is applied again, in file-name
+order; one that selects from a view still to come is retried once the others are in place.
+
+- ``sql/materialized/<view>.sql``: ``CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.<view> ... TO <table> AS
+  <query>``, the views that fill tables (from the Kafka queues, from io_samples, on a refresh schedule). Applied
+  as that statement and then ``ALTER TABLE ioscale.<view> MODIFY QUERY <query>``: a view that exists changes its
+  query in place, "without interrupting ingestion process" (ClickHouse docs). Dropping and creating it again would
+  lose records: the Kafka engine consumes while at least one view of its queue is attached, and what arrives while
+  one of the two is missing is read and never written by it. Only the query changes so; another target or
+  refresh schedule needs a migration that says how the data moves. A queue's dead-letter view
+  (``<table>_dlq_mv``) sorts before its raw view (``<table>_mv``): when the rules of both change, in between a
+  broken record reaches both tables, never neither.
+- ``sql/views/<view>.sql``: ``CREATE OR REPLACE VIEW``, the dashboards' views, applied after the materialized
+  ones. A view keeps the column types it was created with, so a change to the tables it reads reaches it only
+  when it is created again: a dashboard view never needs a migration of its own.
+
+The migrations that created or altered a view now defined in these folders (``NNNN_create_view_<view>.sql``,
+``NNNN_replace_view_<view>.sql``, ``NNNN_alter_view_<view>[_<why>].sql``) are superseded: a database that applied
+them is not asked for them back.
 
 The runner creates ``ioscale_meta`` and its ``schema_migrations`` table itself (idempotently) before
 reading it: the bookkeeping must exist before the first migration can be recorded, so it cannot be
@@ -54,11 +67,20 @@ NAME_RE = re.compile(r"^(?P<number>\d{4})_(?P<description>[a-z0-9]+(?:_[a-z0-9]+
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 #: Folder, inside the migrations folder, of the DDL pieces ``{{name}}`` includes.
 FRAGMENTS_DIR = "fragments"
-#: Folder, beside the migrations folder, of the repeatable views; their bookkeeping names start with it.
+#: Folders, beside the migrations folder, of the repeatable views, in the order they are applied; their
+#: bookkeeping names start with them.
+MATERIALIZED_DIR = "materialized"
 VIEWS_DIR = "views"
+VIEW_FOLDERS = (MATERIALIZED_DIR, VIEWS_DIR)
 VIEW_RE = re.compile(r"^(?P<view>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
-#: A migration that created a view, superseded once the view is defined in the views folder.
-VIEW_MIGRATION_RE = re.compile(r"^\d{4}_(?:create|replace)_view_(?P<view>[a-z0-9_]+)\.sql$")
+#: What each folder's file must start with (after its comments), ``{view}`` its file name's stem.
+VIEW_HEADS = {MATERIALIZED_DIR: "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.{view}",
+              VIEWS_DIR: "CREATE OR REPLACE VIEW ioscale.{view} AS"}
+#: A materialized view's definition: the head (refresh schedule, TO target) up to the first `` AS `` after it.
+MATERIALIZED_RE = re.compile(r"^(?P<head>CREATE MATERIALIZED VIEW IF NOT EXISTS (?P<view>\S+)\s.*?\bTO\s+\S+)"
+                             r"\s+AS\s+(?P<query>.*)$", re.S)
+#: A migration that created, replaced or altered a view, superseded once the view is defined in a views folder.
+VIEW_MIGRATION_RE = re.compile(r"^\d{4}_(?P<verb>create|replace|alter)_view_(?P<view>[a-z0-9_]+)\.sql$")
 
 BOOTSTRAP_SQL: tuple[str, ...] = (
     f"CREATE DATABASE IF NOT EXISTS {META_DATABASE}",
@@ -176,24 +198,46 @@ def discover(directory: Path) -> list[Migration]:
     return found
 
 
-def views_dir(directory: Path) -> Path:
-    """The repeatable views' folder of the migrations folder ``directory``."""
-    return directory.parent / VIEWS_DIR
+def views_dir(directory: Path, kind: str = VIEWS_DIR) -> Path:
+    """The repeatable views' folder ``kind`` (one of ``VIEW_FOLDERS``) of the migrations folder ``directory``."""
+    return directory.parent / kind
 
 
 def discover_views(directory: Path) -> list[Migration]:
-    """The repeatable views beside the migrations folder ``directory``, by file name, fragments written out; their
-    names are ``views/<file>`` (number 0: they have no place in the migrations' order)."""
-    folder = views_dir(directory)
-    if not folder.is_dir():
-        return []
+    """The repeatable views beside the migrations folder ``directory``, folder by folder in ``VIEW_FOLDERS`` order,
+    by file name, fragments written out; their names are ``<folder>/<file>`` (number 0: they have no place in the
+    migrations' order)."""
     parts = fragments(directory)
-    bad = [p.name for p in sorted(folder.glob("*.sql")) if not VIEW_RE.match(p.name)]
-    if bad:
-        raise MigrationError(f"badly named view file(s) in {folder}: {', '.join(bad)}",
-                             hint="name each after its view: dash_runs.sql holds CREATE OR REPLACE VIEW ioscale.dash_runs")
-    return [Migration(0, f"{VIEWS_DIR}/{p.name}", p, include_fragments(p.read_text(encoding="utf-8"), parts))
-            for p in sorted(folder.glob("*.sql"))]
+    found: list[Migration] = []
+    for kind in VIEW_FOLDERS:
+        folder = views_dir(directory, kind)
+        if not folder.is_dir():
+            continue
+        bad = [p.name for p in sorted(folder.glob("*.sql")) if not VIEW_RE.match(p.name)]
+        if bad:
+            raise MigrationError(f"badly named view file(s) in {folder}: {', '.join(bad)}",
+                                 hint="name each after its view: " + VIEW_HEADS[kind].format(view="dash_runs")
+                                      + " goes in dash_runs.sql")
+        found += [Migration(0, f"{kind}/{p.name}", p, include_fragments(p.read_text(encoding="utf-8"), parts))
+                  for p in sorted(folder.glob("*.sql"))]
+    return found
+
+
+def view_statements(view: Migration, sql: str) -> list[str]:
+    """What applying the repeatable view ``view`` (rendered as ``sql``) executes: its statement, and for a
+    materialized view also the ``MODIFY QUERY`` that brings an existing one to it."""
+    kind, stem = view.name.split("/")[0], view.path.stem
+    head = VIEW_HEADS[kind].format(view=stem)
+    body = re.sub(r"^(\s*(--[^\n]*)?\n)*", "", sql)  # its leading comments
+    if not re.match(re.escape(head) + r"\s", body):
+        raise MigrationError(f"{view.name} does not define its view", hint=f"start its statement with `{head}`")
+    if kind == VIEWS_DIR:
+        return [sql]
+    m = MATERIALIZED_RE.match(body)
+    if not m:
+        raise MigrationError(f"{view.name} names no target table",
+                             hint=f"write `{head} [REFRESH ...] TO ioscale.<table> AS <query>`")
+    return [sql, f"ALTER TABLE {m['view']} MODIFY QUERY\n{m['query']}"]
 
 
 def render(migration: Migration, placeholders: Mapping[str, str]) -> str:
@@ -259,7 +303,8 @@ def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) 
     todo = discover(directory)
     views = discover_views(directory)
     # Render everything first: a bad placeholder in file 30 must not leave files 1-29 half applied.
-    rendered = {mig.name: render(mig, placeholders) for mig in [*todo, *views]}
+    rendered = {mig.name: [render(mig, placeholders)] for mig in todo}
+    rendered |= {view.name: view_statements(view, render(view, placeholders)) for view in views}
     for sql in BOOTSTRAP_SQL:
         executor.execute(sql)
     applied = executor.applied()
@@ -272,7 +317,7 @@ def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) 
             continue
         t0 = time.monotonic()
         try:
-            executor.execute(rendered[mig.name])
+            executor.execute(rendered[mig.name][0])
         except Exception as e:
             raise MigrationError(
                 f"migration {mig.name} failed: {e}",
@@ -286,7 +331,8 @@ def apply(executor: Executor, directory: Path, placeholders: Mapping[str, str]) 
     return report
 
 
-def _apply_views(executor: Executor, pending: list[Migration], rendered: Mapping[str, str], report: Report) -> None:
+def _apply_views(executor: Executor, pending: list[Migration], rendered: Mapping[str, list[str]],
+                 report: Report) -> None:
     """Create ``pending`` again, in passes: a view that selects from another view still to come fails until that
     one is in place; a pass in which nothing succeeds reports the first failure."""
     while pending:
@@ -294,7 +340,8 @@ def _apply_views(executor: Executor, pending: list[Migration], rendered: Mapping
         for view in pending:
             t0 = time.monotonic()
             try:
-                executor.execute(rendered[view.name])
+                for sql in rendered[view.name]:
+                    executor.execute(sql)
             except Exception as e:  # noqa: BLE001 - retried, then reported with the file to fix
                 failed.append((view, e))
                 continue
@@ -309,9 +356,12 @@ def _apply_views(executor: Executor, pending: list[Migration], rendered: Mapping
 
 
 def superseded_by_view(name: str, views: AbstractSet[str]) -> bool:
-    """Whether migration ``name`` created a view that the views folder now defines (``views``: their names)."""
+    """Whether migration ``name`` created, replaced or altered a view that a views folder now defines (``views``:
+    their names). An alter's name may add why after the view's (``0173_alter_view_io_samples_mv_rules.sql``)."""
     m = VIEW_MIGRATION_RE.match(name)
-    return m is not None and m["view"] in views
+    if m is None:
+        return False
+    return m["view"] in views or (m["verb"] == "alter" and any(m["view"].startswith(v + "_") for v in views))
 
 
 def check_history(migrations: Sequence[Migration], applied: Mapping[str, str], views: AbstractSet[str] = frozenset()
@@ -325,7 +375,7 @@ def check_history(migrations: Sequence[Migration], applied: Mapping[str, str], v
     """
     by_name = {m.name: m for m in migrations}
     gone = sorted(n for n in set(applied) - set(by_name)
-                  if not n.startswith(VIEWS_DIR + "/") and not superseded_by_view(n, views))
+                  if n.split("/")[0] not in VIEW_FOLDERS and not superseded_by_view(n, views))
     if gone:
         shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         raise MigrationError(

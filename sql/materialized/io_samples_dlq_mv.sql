@@ -1,8 +1,10 @@
--- io_samples_dlq_mv (0172) judges a sample with io_sample_invalid only where io_sample_surely_valid
--- (fragments/io_sample_surely_valid.sql) does not clear it, and keeps a row whose reason is not empty: the same
--- samples go to dead_letters with the same reasons, at a fraction of the CPU (bench/raw_path_bench.py). Changed
--- in place, before io_samples_mv (0183), for the reasons 0172 gives.
-ALTER TABLE ioscale.io_samples_dlq_mv MODIFY QUERY
+-- dead_letters from the io_samples queue: the messages ClickHouse could not parse, with its parse error as the
+-- reason, and the samples that break a field rule of the Flink job (fragments/io_sample_rules.sql), with the
+-- reason the job's dead letter has: 'invalid: <rule>'. Such a sample's raw_message is the decoded record as JSON
+-- (NaN, inf as "nan", "inf"): the engine fills _raw_message only for a message it could not parse (ClickHouse
+-- docs, Kafka engine, virtual columns: "filled only in case of exception during parsing"); the bytes themselves
+-- are on Kafka at topic/partition/offset. A sample io_sample_surely_valid clears is not judged further.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.io_samples_dlq_mv TO ioscale.dead_letters AS
 {{io_sample_rules}},
 {{io_sample_surely_valid}}
 SELECT
@@ -11,7 +13,7 @@ SELECT
     toInt32(_partition) AS partition,
     toInt64(_offset) AS offset,
     -- Computed for every row of the block: for a surely valid row, '' without evaluating io_sample_invalid or
-    -- formatting the row (if() is lazy; an expression used twice, as io_sample_invalid was in the WHERE too, is not).
+    -- formatting the row (if() is lazy; an expression used twice, say in the WHERE too, is not).
     if(length(_error) > 0, _error, if(io_sample_surely_valid, '', io_sample_invalid)) AS reason,
     if(length(_error) > 0, _raw_message, if(io_sample_surely_valid, '',
        formatRowNoNewline('JSONEachRow', ts_ms, interval_ms, run_id, step_index, host, vm, target, direction, ops,

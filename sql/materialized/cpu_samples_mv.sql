@@ -1,7 +1,7 @@
--- cpu_samples_mv (0017) keeps only the samples that meet the Flink job's field rules
--- (fragments/cpu_sample_rules.sql); the others go to dead_letters (0174). interval_ms is then >= 0 and needs no
--- clamp; logical_processors, which neither path checks, is still clamped.
-ALTER TABLE ioscale.cpu_samples_mv MODIFY QUERY
+-- cpu_samples from the Kafka queue: the samples that decode and meet the Flink job's field rules
+-- (fragments/cpu_sample_rules.sql); the others go to dead_letters (cpu_samples_dlq_mv.sql). interval_ms is then
+-- >= 0 and needs no clamp; logical_processors, which neither path checks, is clamped at 0.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.cpu_samples_mv TO ioscale.cpu_samples AS
 {{cpu_sample_rules}}
 SELECT
     ts_ms AS ts,

@@ -1,7 +1,7 @@
--- port_samples_mv (0021) keeps only the samples that meet the Flink job's field rules
--- (fragments/port_sample_rules.sql); the others go to dead_letters (0176). Every counter is then >= 0 and needs
--- no clamp: the columns are what 0021 wrote for such a sample.
-ALTER TABLE ioscale.port_samples_mv MODIFY QUERY
+-- port_samples from the Kafka queue: the samples that decode and meet the Flink job's field rules
+-- (fragments/port_sample_rules.sql); the others go to dead_letters (port_samples_dlq_mv.sql). Every counter is
+-- then >= 0 and needs no clamp.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.port_samples_mv TO ioscale.port_samples AS
 {{port_sample_rules}}
 SELECT
     ts_ms AS ts,

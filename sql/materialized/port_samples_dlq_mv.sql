@@ -1,7 +1,6 @@
--- port_samples_dlq_mv (0022) also takes the samples that break a field rule of the Flink job
--- (fragments/port_sample_rules.sql), raw_message the decoded record as JSON; in place, before port_samples_mv
--- (0177), as io_samples_dlq_mv (0172) says why.
-ALTER TABLE ioscale.port_samples_dlq_mv MODIFY QUERY
+-- dead_letters from the port_samples queue: parse errors, and the samples that break a field rule of the Flink
+-- job (fragments/port_sample_rules.sql), raw_message the decoded record as JSON, as io_samples_dlq_mv.sql says.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.port_samples_dlq_mv TO ioscale.dead_letters AS
 {{port_sample_rules}}
 SELECT
     'clickhouse-kafka' AS stage,

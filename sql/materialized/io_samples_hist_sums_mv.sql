@@ -1,14 +1,20 @@
--- io_samples_hist_sums_mv (0042) sums a histogram at grain fleet_step only. No query reads one at source_step or
--- vm_step (they read those grains' samples, sample_ts and counters; the histograms come from fleet_step), and a
--- bucket Map built per source and per VM for every inserted block was the raw path's largest cost in ClickHouse:
--- sumMap builds an ordered map per group, and at those grains a group is one sample or a VM's few
--- (bench/RESULTS.md). Now each group gathers its samples' buckets packed into one UInt64 each (bucket << 47 |
--- count, as the queries pack them), and only the fleet rows -- a few per block -- sum them. hist is {} at the
--- other grains, as it always was at step_ts; every other column is what 0042 wrote.
--- A bucket count of 2^47 or more in one sample would not fit the packing: such a sample counts as malformed (out
--- of sample_ts, no buckets), which sends its source, VM and step to io_samples FINAL in the queries, as unequal
--- array lengths do. Changed in place (MODIFY QUERY): ingestion goes on throughout (see 0172).
-ALTER TABLE ioscale.io_samples_hist_sums_mv MODIFY QUERY
+-- Sums every block inserted into io_samples into io_samples_hist_sums at every grain (see that table's
+-- migration). One view and one target table, so a block reaches every grain and every column or none.
+-- grouping(direction, host, vm, target, ts): a bit per argument, 1 when the grain does NOT group by it
+-- (standard SQL, pinned below), so 0b00001 = source_step, 0b10011 = vm_step, 0b01111 = fleet_step,
+-- 0b11110 = step_ts. Keys outside a grain take their defaults ('' and 1970-01-01).
+-- A histogram is summed at grain fleet_step only: no query reads one at source_step or vm_step (they read those
+-- grains' samples, sample_ts and counters), and sumMap builds an ordered map per group, where a group at those
+-- grains is one sample or a VM's few. Each group gathers its samples' buckets packed into one UInt64 each
+-- (bucket << 47 | count, as the queries pack them), and only the fleet rows -- a few per block -- sum them; hist
+-- is {} at the other grains. The bitmaps outside source_step are computed and dropped: GROUPING SETS take one
+-- list of aggregates for every set.
+-- A sample with bucket arrays of unequal lengths (arrayMap would raise, and an error here would stall the Kafka
+-- consumer), or a bucket count of 2^47 or more (it would spill into the bucket bits), is malformed: no buckets,
+-- and out of sample_ts, which sends its source, VM and step to io_samples FINAL in the queries.
+-- Aliases sum_* inside: an alias named like a column (ops, interval_ms) would shadow that column in the other
+-- aggregates.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.io_samples_hist_sums_mv TO ioscale.io_samples_hist_sums AS
 SELECT
     run_id,
     step_index,

@@ -1,7 +1,7 @@
--- run_events_dlq_mv (0026) also takes the events that break a field rule of the Flink job
--- (fragments/run_event_rules.sql: a link's capacity negative), raw_message the decoded record as JSON; in
--- place, before run_events_mv (0179), as io_samples_dlq_mv (0172) says why.
-ALTER TABLE ioscale.run_events_dlq_mv MODIFY QUERY
+-- dead_letters from the run_events queue: parse errors, and the events that break a field rule of the Flink job
+-- (fragments/run_event_rules.sql: a link's capacity negative), raw_message the decoded record as JSON, as
+-- io_samples_dlq_mv.sql says.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.run_events_dlq_mv TO ioscale.dead_letters AS
 {{run_event_rules}}
 SELECT
     'clickhouse-kafka' AS stage,

@@ -1,4 +1,8 @@
+-- run_events from the Kafka queue: the events that decode and meet the Flink job's field rules
+-- (fragments/run_event_rules.sql); the others go to dead_letters (run_events_dlq_mv.sql). A step's load is
+-- flattened into columns (has_load says whether the event had one).
 CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.run_events_mv TO ioscale.run_events AS
+{{run_event_rules}}
 SELECT
     ts_ms AS ts,
     lower(event_type) AS event_type,
@@ -21,4 +25,4 @@ SELECT
     end_ms AS end_ts,
     tags
 FROM ioscale.run_events_queue
-WHERE length(_error) = 0
+WHERE length(_error) = 0 AND run_event_invalid = ''

@@ -1,6 +1,5 @@
--- Copies every block inserted into io_samples into io_samples_hist_by_ts (0041), histogram as a Map (empty
--- for bucket arrays of unequal lengths: mapFromArrays would raise and stall the Kafka consumer). Costs ~4 us
--- per inserted sample.
+-- Copies every block inserted into io_samples into io_samples_hist_by_ts, histogram as a Map (empty for bucket
+-- arrays of unequal lengths: mapFromArrays would raise and stall the Kafka consumer).
 CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.io_samples_hist_by_ts_mv TO ioscale.io_samples_hist_by_ts AS
 WITH latency_hist_scheme = 1 AND length(latency_bucket_index) = length(latency_bucket_count) AS use_buckets
 SELECT

@@ -1,8 +1,10 @@
--- io_samples_mv (0173) keeps a sample that io_sample_surely_valid (fragments/io_sample_surely_valid.sql) clears
--- without evaluating io_sample_invalid, and judges only the others with it: the same samples reach io_samples, at
--- a fraction of the CPU (bench/raw_path_bench.py). Changed in place, after io_samples_dlq_mv (0182), for the
--- reasons 0172 gives.
-ALTER TABLE ioscale.io_samples_mv MODIFY QUERY
+-- io_samples from the Kafka queue: the samples that decode and meet the Flink job's field rules
+-- (fragments/io_sample_rules.sql); the others go to dead_letters (io_samples_dlq_mv.sql), as the job's do. A
+-- sample kept has no negative counter and a scheme-1 histogram whose indexes fit UInt16, so nothing is clamped
+-- or wrapped; percentile_ns, which the job does not check, is clamped at 0. io_sample_surely_valid
+-- (fragments/io_sample_surely_valid.sql) clears most samples with whole-array checks, and only the others are
+-- judged by io_sample_invalid, whose per-bucket lambda and messages cost far more (bench/raw_path_bench.py).
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.io_samples_mv TO ioscale.io_samples AS
 {{io_sample_rules}},
 {{io_sample_surely_valid}}
 SELECT

@@ -1,12 +1,31 @@
--- step_windows_refresh (0136) looks at a step's rows only when something may have changed them: the step has
--- no rows, its rows' window is not its STEP_ENDED window, or a sample arrived after its newest computation less
--- 15 s. A step is computed only once its samples are 20 s old, so a sample that arrives later, or was inserted
--- then but not yet visible to the computation, is newer than that; a write stalled for over 5 s across a
--- computation (a full disk) leaves its rows unused by the queries, which then merge from io_samples FINAL: late,
--- never wrong. 0136 compared every VM's and source's samples with its row for each step ended within a day, at
--- every refresh: with nothing to do, its CPU grew with the day's steps and sources (bench/RESULTS.md). What is
--- computed and how is unchanged. Changed in place (MODIFY QUERY); the schedule and target stay.
-ALTER TABLE ioscale.step_windows_refresh MODIFY QUERY
+-- Computes step_windows every 15 s for the steps that need it: a step that has ended (STEP_ENDED), whose
+-- samples stopped arriving 20 s ago (io_samples_hist_sums' ingested_at; a step still receiving samples would be
+-- computed again at once), and where some VM or source has no row yet, or a row that no longer holds (samples
+-- added since, or another window). Its STEP_ENDED arrived within a day, or the step has no row at all: older
+-- steps are not looked at again, and a sample reaching one later only sends its VM or source to io_samples FINAL
+-- in the queries (exact, slower). At most 20 steps per refresh, newest first: a backlog is worked off over
+-- several.
+-- A step's rows are looked at only when something may have changed them: the step has no rows, its rows' window
+-- is not its STEP_ENDED window, or a sample arrived after its newest computation less 15 s. A step is computed
+-- only once its samples are 20 s old, so a sample that arrives later, or was inserted then but not yet visible
+-- to the computation, is newer than that; a write stalled for over 5 s across a computation (a full disk)
+-- leaves its rows unused by the queries, which then merge from io_samples FINAL: late, never wrong.
+--
+-- Why a row cannot claim samples it lacks: what to compute and what each row will stand for (source_samples)
+-- come from one read of io_samples_hist_sums (the scalar `todo`, run before the rest of the query), and the
+-- 20 s settle means no insert was under way for the step. A sample whose insert lands while the refresh runs
+-- is either in that read (then the step is not settled: skipped) or not (then its VM's and source's samples
+-- outgrow source_samples and readers stop using the rows). The inserts into io_samples and its views are not
+-- atomic with each other (ClickHouse makes no such promise), which is why the settle time is there.
+--
+-- The computation is the queries' own merge of a VM's or source's samples from io_samples FINAL (their answers
+-- are checked against reference formulations in tests/integration/sqllib), for both grains in one read
+-- (GROUPING SETS). The step sums of io_samples_hist_sums minus the samples outside the window are no faster for
+-- a single computation, and their query text costs more to analyse at each refresh.
+-- Keys: io_samples_hist_sums leaves target and direction '' at grain vm_step, as the vm rows here do, and a
+-- source always has a direction, so (run, step, host, vm, target, direction) names a row of either grain.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.step_windows_refresh
+REFRESH EVERY 15 SECOND APPEND TO ioscale.step_windows AS
 WITH
     (
         -- What to compute (steps, their windows as Int64 ms) and what each row stands for (the samples of

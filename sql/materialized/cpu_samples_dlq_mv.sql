@@ -1,7 +1,6 @@
--- cpu_samples_dlq_mv (0018) also takes the samples that break a field rule of the Flink job
--- (fragments/cpu_sample_rules.sql), raw_message the decoded record as JSON; in place, before cpu_samples_mv
--- (0175), as io_samples_dlq_mv (0172) says why.
-ALTER TABLE ioscale.cpu_samples_dlq_mv MODIFY QUERY
+-- dead_letters from the cpu_samples queue: parse errors, and the samples that break a field rule of the Flink
+-- job (fragments/cpu_sample_rules.sql), raw_message the decoded record as JSON, as io_samples_dlq_mv.sql says.
+CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.cpu_samples_dlq_mv TO ioscale.dead_letters AS
 {{cpu_sample_rules}}
 SELECT
     'clickhouse-kafka' AS stage,

@@ -1,5 +1,0 @@
-CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.port_samples_dlq_mv TO ioscale.dead_letters AS
-SELECT 'clickhouse-kafka' AS stage, _topic AS topic, toInt32(_partition) AS partition,
-       toInt64(_offset) AS offset, _error AS reason, _raw_message AS raw_message
-FROM ioscale.port_samples_queue
-WHERE length(_error) > 0
