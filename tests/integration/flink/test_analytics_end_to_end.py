@@ -26,7 +26,6 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 from ioscale.histogram import LatencyHistogram
 from ioscale.provision.flink import FlinkJobs
-from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB
 from ioscale.stack.progress import SilentProgress
@@ -35,6 +34,7 @@ from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
 from live_records import HOST, cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_stack import live_producer, reader
 
 pytestmark = pytest.mark.slow
 
@@ -108,10 +108,10 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     flink = _flink(stack)
     assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
     run_id = unique("e2e")
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
+    producer = live_producer(stack)
     heartbeat = Heartbeat(producer, f"{run_id}-heartbeat")
     heartbeat.start()
-    ch = clickhouse.client(stack.settings, stack.secrets, role="reader", database="ioscale")
+    ch = reader(stack)
 
     # -- the run, in real time ---------------------------------------------------------------------
     sent: dict[tuple[int, int, str], tuple[int, list[int]]] = {}  # (step, ts, vm) -> (ops, latencies)
