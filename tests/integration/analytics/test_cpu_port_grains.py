@@ -19,6 +19,7 @@ from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
 from isolation import PREFIX, unique
+from live_records import each_second
 from live_stack import check_analytics_running, live_producer, reader
 
 pytestmark = pytest.mark.slow
@@ -70,12 +71,6 @@ class SideRun(threading.Thread):
             self.stopped.wait(1.0)
 
 
-def _sleep_until(ts_ms: int) -> None:
-    delay = ts_ms / 1000 - time.time()
-    if delay > 0:
-        time.sleep(delay)
-
-
 def test_cpu_and_port_rollups_land_in_every_grain(stack):
     check_analytics_running(stack)
     ch = reader(stack)
@@ -96,9 +91,7 @@ def test_cpu_and_port_rollups_land_in_every_grain(stack):
         producer.send(topics.RUNS, _run_started(run_id, start_ms))
         pct: dict[int, float] = {}
         rx: dict[int, int] = {}
-        for sec in range(SECONDS):
-            ts = start_ms + sec * 1000
-            _sleep_until(ts)
+        for sec, ts in each_second(start_ms, SECONDS):
             pct[ts] = 10.0 + 5 * sec
             rx[ts] = (sec + 1) * 50_000_000
             producer.send(topics.CPU_SAMPLES, _cpu(run_id, ts, pct[ts]))

@@ -33,7 +33,7 @@ from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
-from live_records import HOST, cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_records import HOST, cpu, each_second, io_sample, latencies, load, port, run_event, sleep_until
 from live_stack import live_producer, reader
 
 pytestmark = pytest.mark.slow
@@ -130,9 +130,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
         step_start = start_ms + step * STEP_S * 1000
         producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, step_start, step, load=load(vms),
                                               step_label=f"{vms} VMs"))
-        for sec in range(STEP_S):
-            ts = step_start + sec * 1000
-            sleep_until(ts)
+        for sec, ts in each_second(step_start, STEP_S):
             for vm in range(vms):
                 lat = latencies(seed, 400, median_ns)
                 seed += 1

@@ -20,7 +20,7 @@ from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
 from ioscale.wire import topics
 
 from isolation import unique
-from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_records import cpu, each_second, io_sample, latencies, load, port, run_event, sleep_until
 from live_stack import check_analytics_running, live_producer, reader
 
 pytestmark = pytest.mark.slow
@@ -62,9 +62,7 @@ def test_a_stalled_io_collector_that_catches_up_keeps_its_seconds_in_the_step_ro
     producer.send(topics.RUNS, run_event("RUN_STARTED", run_id, start_ms))
     producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, start_ms, 0, load=load(1), step_label="1 VM"))
     held_back = []
-    for sec in range(STEP_S):
-        ts = start_ms + sec * 1000
-        sleep_until(ts)
+    for sec, ts in each_second(start_ms, STEP_S):
         sample = io_sample(run_id, 0, ts, "vm0", OPS, latencies(sec, 200, 300_000))
         if sec < STALL_FROM_S:
             producer.send(topics.IO_SAMPLES, sample)

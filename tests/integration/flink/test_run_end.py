@@ -20,7 +20,7 @@ from ioscale.provision import analysis_check
 from ioscale.wire import topics
 
 from isolation import unique
-from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_records import cpu, each_second, io_sample, latencies, load, port, run_event, sleep_until
 from live_stack import check_analytics_running, live_producer, reader
 
 pytestmark = pytest.mark.slow
@@ -47,9 +47,7 @@ def test_the_last_steps_row_lands_within_30_s_of_run_ended_without_newer_data(st
         step_start = start_ms + step * STEP_S * 1000
         producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, step_start, step, load=load(VMS),
                                               step_label=f"step {step}"))
-        for sec in range(STEP_S):
-            ts = step_start + sec * 1000
-            sleep_until(ts)
+        for _, ts in each_second(step_start, STEP_S):
             for vm in range(VMS):
                 producer.send(topics.IO_SAMPLES, io_sample(run_id, step, ts, f"vm{vm}", OPS,
                                                            latencies(seed, 200, 300_000)))
