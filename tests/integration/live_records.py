@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 
 from ioscale.histogram import LatencyHistogram
 
@@ -68,3 +69,11 @@ def sleep_until(ts_ms: int) -> None:
     delay = ts_ms / 1000 - time.time()
     if delay > 0:
         time.sleep(delay)
+
+
+def each_second(start_ms: int, seconds: int) -> Iterator[tuple[int, int]]:
+    """(second, its time stamp) for ``seconds`` seconds from ``start_ms``, each once the wall clock reaches it."""
+    for sec in range(seconds):
+        ts = start_ms + sec * 1000
+        sleep_until(ts)
+        yield sec, ts

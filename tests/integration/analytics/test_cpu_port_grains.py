@@ -15,14 +15,12 @@ from collections import defaultdict
 
 import pytest
 
-from ioscale.stack import clickhouse
-from ioscale.stack.component import StackContext
-from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
-from ioscale.stack.progress import SilentProgress
 from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
 from isolation import PREFIX, unique
+from live_records import each_second
+from live_stack import check_analytics_running, live_producer, reader
 
 pytestmark = pytest.mark.slow
 
@@ -73,21 +71,14 @@ class SideRun(threading.Thread):
             self.stopped.wait(1.0)
 
 
-def _sleep_until(ts_ms: int) -> None:
-    delay = ts_ms / 1000 - time.time()
-    if delay > 0:
-        time.sleep(delay)
-
-
 def test_cpu_and_port_rollups_land_in_every_grain(stack):
-    flink = FlinkComponent(StackContext(stack.settings, stack.secrets, SilentProgress()))
-    assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
-    ch = clickhouse.client(stack.settings, stack.secrets, role="reader", database="ioscale")
+    check_analytics_running(stack)
+    ch = reader(stack)
     for table in ("cpu_samples_1s", "cpu_samples_1m", "port_samples_1s", "port_samples_1m"):
         assert int(ch.command(f"EXISTS TABLE {table}")) == 1, f"{table}: migrations 0111-0114 not applied"
 
     run_id = unique("grains")
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
+    producer = live_producer(stack)
     side = SideRun(producer, f"{run_id}-side")
     side.start()
     try:
@@ -100,9 +91,7 @@ def test_cpu_and_port_rollups_land_in_every_grain(stack):
         producer.send(topics.RUNS, _run_started(run_id, start_ms))
         pct: dict[int, float] = {}
         rx: dict[int, int] = {}
-        for sec in range(SECONDS):
-            ts = start_ms + sec * 1000
-            _sleep_until(ts)
+        for sec, ts in each_second(start_ms, SECONDS):
             pct[ts] = 10.0 + 5 * sec
             rx[ts] = (sec + 1) * 50_000_000
             producer.send(topics.CPU_SAMPLES, _cpu(run_id, ts, pct[ts]))

@@ -26,7 +26,6 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 from ioscale.histogram import LatencyHistogram
 from ioscale.provision.flink import FlinkJobs
-from ioscale.stack import clickhouse
 from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB
 from ioscale.stack.progress import SilentProgress
@@ -34,7 +33,8 @@ from ioscale.wire import topics
 from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
-from live_records import HOST, cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_records import HOST, cpu, each_second, io_sample, latencies, load, port, run_event, sleep_until
+from live_stack import live_producer, reader
 
 pytestmark = pytest.mark.slow
 
@@ -108,10 +108,10 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
     flink = _flink(stack)
     assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
     run_id = unique("e2e")
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
+    producer = live_producer(stack)
     heartbeat = Heartbeat(producer, f"{run_id}-heartbeat")
     heartbeat.start()
-    ch = clickhouse.client(stack.settings, stack.secrets, role="reader", database="ioscale")
+    ch = reader(stack)
 
     # -- the run, in real time ---------------------------------------------------------------------
     sent: dict[tuple[int, int, str], tuple[int, list[int]]] = {}  # (step, ts, vm) -> (ops, latencies)
@@ -130,9 +130,7 @@ def test_rollups_steps_saturation_alerts_and_dead_letters_reach_clickhouse(stack
         step_start = start_ms + step * STEP_S * 1000
         producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, step_start, step, load=load(vms),
                                               step_label=f"{vms} VMs"))
-        for sec in range(STEP_S):
-            ts = step_start + sec * 1000
-            sleep_until(ts)
+        for sec, ts in each_second(step_start, STEP_S):
             for vm in range(vms):
                 lat = latencies(seed, 400, median_ns)
                 seed += 1

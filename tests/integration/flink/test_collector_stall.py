@@ -16,15 +16,12 @@ import time
 
 import pytest
 
-from ioscale.stack import clickhouse
-from ioscale.stack.component import StackContext
 from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
-from ioscale.stack.progress import SilentProgress
 from ioscale.wire import topics
-from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
-from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_records import cpu, each_second, io_sample, latencies, load, port, run_event, sleep_until
+from live_stack import check_analytics_running, live_producer, reader
 
 pytestmark = pytest.mark.slow
 
@@ -50,10 +47,9 @@ def _analyzer_watermark_ms(flink: FlinkComponent) -> int:
 
 
 def test_a_stalled_io_collector_that_catches_up_keeps_its_seconds_in_the_step_row(stack):
-    flink = FlinkComponent(StackContext(stack.settings, stack.secrets, SilentProgress()))
-    assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
-    ch = clickhouse.client(stack.settings, stack.secrets, role="reader", database="ioscale")
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
+    flink = check_analytics_running(stack)
+    ch = reader(stack)
+    producer = live_producer(stack)
     run_id = unique("stall")
     clock_run = f"{run_id}-clock"  # CPU samples only: moves the analyzer's watermark, never the I/O source's
 
@@ -66,9 +62,7 @@ def test_a_stalled_io_collector_that_catches_up_keeps_its_seconds_in_the_step_ro
     producer.send(topics.RUNS, run_event("RUN_STARTED", run_id, start_ms))
     producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, start_ms, 0, load=load(1), step_label="1 VM"))
     held_back = []
-    for sec in range(STEP_S):
-        ts = start_ms + sec * 1000
-        sleep_until(ts)
+    for sec, ts in each_second(start_ms, STEP_S):
         sample = io_sample(run_id, 0, ts, "vm0", OPS, latencies(sec, 200, 300_000))
         if sec < STALL_FROM_S:
             producer.send(topics.IO_SAMPLES, sample)

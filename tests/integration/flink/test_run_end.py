@@ -17,15 +17,11 @@ import time
 import pytest
 
 from ioscale.provision import analysis_check
-from ioscale.stack import clickhouse
-from ioscale.stack.component import StackContext
-from ioscale.stack.flink import ANALYTICS_JOB, FlinkComponent
-from ioscale.stack.progress import SilentProgress
 from ioscale.wire import topics
-from ioscale.wire.producer import TelemetryProducer
 
 from isolation import unique
-from live_records import cpu, io_sample, latencies, load, port, run_event, sleep_until
+from live_records import cpu, each_second, io_sample, latencies, load, port, run_event, sleep_until
+from live_stack import check_analytics_running, live_producer, reader
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +34,9 @@ ROW_WITHIN_S = 30.0
 
 
 def test_the_last_steps_row_lands_within_30_s_of_run_ended_without_newer_data(stack):
-    flink = FlinkComponent(StackContext(stack.settings, stack.secrets, SilentProgress()))
-    assert flink.jobs().get(ANALYTICS_JOB) == "RUNNING", "`ioscale stack up` should have submitted the job"
-    ch = clickhouse.client(stack.settings, stack.secrets, role="reader", database="ioscale")
-    producer = TelemetryProducer(stack.kafka_bootstrap, stack.registry_url, {"linger.ms": 5})
+    check_analytics_running(stack)
+    ch = reader(stack)
+    producer = live_producer(stack)
     run_id = unique("runend")
 
     start_ms = (int(time.time()) + 1) * 1000
@@ -52,9 +47,7 @@ def test_the_last_steps_row_lands_within_30_s_of_run_ended_without_newer_data(st
         step_start = start_ms + step * STEP_S * 1000
         producer.send(topics.RUNS, run_event("STEP_STARTED", run_id, step_start, step, load=load(VMS),
                                               step_label=f"step {step}"))
-        for sec in range(STEP_S):
-            ts = step_start + sec * 1000
-            sleep_until(ts)
+        for _, ts in each_second(step_start, STEP_S):
             for vm in range(VMS):
                 producer.send(topics.IO_SAMPLES, io_sample(run_id, step, ts, f"vm{vm}", OPS,
                                                            latencies(seed, 200, 300_000)))

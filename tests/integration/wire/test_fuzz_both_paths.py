@@ -28,6 +28,7 @@ from confluent_kafka import Producer
 
 from ioscale.stack.clickhouse import client
 from ioscale.wire import schemas, topics
+from ioscale.wire.avro_fast import varint
 from ioscale.wire.avro_wire import AvroEncoder
 
 from isolation import delete_rows, unique
@@ -48,19 +49,6 @@ ROLLUP_1S = {topics.IO_SAMPLES: "io_samples_1s", topics.CPU_SAMPLES: "cpu_sample
 SETTLE_S = 600
 
 
-def zigzag_varint(n: int) -> bytes:
-    z = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while True:
-        b = z & 0x7F
-        z >>= 7
-        if z:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def mutate(frame: bytes, body_from: int, kind: str, rng: random.Random, unknown_id: int, other_ids: list[int]) -> bytes:
     b = bytearray(frame)
     at = rng.randrange(body_from, len(b)) if body_from < len(b) else len(b)
@@ -71,7 +59,7 @@ def mutate(frame: bytes, body_from: int, kind: str, rng: random.Random, unknown_
             i = rng.randrange(body_from, len(b))
             b[i] ^= 1 << rng.randrange(8)
     elif kind == "huge_length":
-        b[at:at + 1] = zigzag_varint(rng.choice([600_000_000, 2**31 - 1, 2**40, 2**62, -3]))
+        b[at:at + 1] = varint(rng.choice([600_000_000, 2**31 - 1, 2**40, 2**62, -3]))
     elif kind == "overwrite":
         n = rng.randint(1, 8)
         b[at:at + n] = bytes(rng.randrange(256) for _ in range(n))

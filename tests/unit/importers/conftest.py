@@ -66,6 +66,14 @@ def errors_of(result: ImportResult, severity: str = "error") -> list[str]:
     return [str(i) for i in result.errors if i.severity == severity]
 
 
+def assert_clean(result: ImportResult, allow_warnings: bool = True) -> None:
+    """No error (nor, with ``allow_warnings=False``, any warning) and every record valid against its schema."""
+    assert errors_of(result) == []
+    if not allow_warnings:
+        assert errors_of(result, "warning") == []
+    assert_schema_valid(result)
+
+
 def samples(result: ImportResult, **match: Any) -> list[dict]:
     return [s for s in result.io_samples if all(s.get(k) == v for k, v in match.items())]
 
@@ -89,6 +97,7 @@ class Kit:
     run_bytes = staticmethod(run_bytes)
     assert_schema_valid = staticmethod(assert_schema_valid)
     errors_of = staticmethod(errors_of)
+    assert_clean = staticmethod(assert_clean)
     samples = staticmethod(samples)
     one = staticmethod(one)
 

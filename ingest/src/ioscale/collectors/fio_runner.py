@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ioscale.collectors.rundir import log_tail, new_run_dir, run_boundary, step_event
+from ioscale.collectors.rundir import RunnerStep, log_tail, new_run_dir, run_boundary, step_event
 from ioscale.errors import IoscaleError
 from ioscale.histogram import LatencyHistogram
 from ioscale.importers.common import (
@@ -139,12 +139,7 @@ def _job_key(job: Pairs, index: int) -> str:
 
 
 @dataclass
-class StepResult:
-    step_index: int
-    label: str
-    start_ms: int
-    end_ms: int
-    load: Any
+class StepResult(RunnerStep):
     #: (target, direction) -> (emitted ops, fio total_ios, emitted hist count, fio bins count)
     totals: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
     final: FioDoc | None = None

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ioscale.collectors.rundir import log_tail, new_run_dir, run_boundary, step_event
+from ioscale.collectors.rundir import RunnerStep, log_tail, new_run_dir, run_boundary, step_event
 from ioscale.errors import IoscaleError
 from ioscale.importers.common import Issues, StepSpan, host_topology, parse_size_bytes
 from ioscale.importers.iperf3 import (Iperf3Doc, IntervalMapper, parse_link_speed, read_documents, step_load_of,
@@ -70,12 +70,7 @@ class Iperf3RunError(IoscaleError):
 
 
 @dataclass
-class StepResult:
-    step_index: int
-    label: str
-    start_ms: int
-    end_ms: int
-    load: Any
+class StepResult(RunnerStep):
     command: list[str]
     #: samples sent: per-stream rows, whole-port rows
     stream_samples: int = 0

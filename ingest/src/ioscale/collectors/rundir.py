@@ -1,14 +1,28 @@
 """What the tool runners (fio, iperf3) share: the directory a run's files are kept in, a log's last lines
-for their error messages, and the RUN_STARTED/RUN_ENDED events they send around their steps."""
+for their error messages, the RUN_STARTED/RUN_ENDED events they send around their steps, and what every step's
+result holds."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ioscale.errors import IoscaleError
 from ioscale.importers.common import StepSpan, run_events, step_load
 from ioscale.wire.records import RunEvent
+
+
+@dataclass
+class RunnerStep:
+    """A step as a runner ran it: its index and label, its window (epoch ms) and its load. Each runner's
+    StepResult adds what it measured."""
+
+    step_index: int
+    label: str
+    start_ms: int
+    end_ms: int
+    load: Any
 
 
 def new_run_dir(out_dir: Path, error: type[IoscaleError]) -> Path:

@@ -97,9 +97,7 @@ class EsxtopMap(CounterMap):
     def start(self, header: PdhHeader) -> None:
         vcpu_worlds: dict[tuple[str, str], set[str]] = {}
         pcpus: dict[str, set[str]] = {}
-        for p in header.columns:
-            if p is None or p.instance is None:
-                continue
+        for p in header.instances():
             obj = p.object.lower()
             if obj == "vcpu":
                 parts = p.instance.split(":")

@@ -81,6 +81,10 @@ class PdhHeader:
     bias_min: int | None               # UTC - local, minutes; None when the header has none
     columns: list[CounterPath | None]  # per cell after the time cell; None: not a counter path
 
+    def instances(self) -> Iterator[CounterPath]:
+        """The counter paths that name an instance (``Processor(0)``, not ``Memory``), in column order."""
+        return (p for p in self.columns if p is not None and p.instance is not None)
+
 
 @dataclass(frozen=True)
 class PdhRow:

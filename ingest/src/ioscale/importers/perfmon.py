@@ -139,9 +139,7 @@ class PerfmonMap(CounterMap):
     def start(self, header: PdhHeader) -> None:
         pairs: dict[str, set[tuple[int, int]]] = {}
         per_cpu: dict[tuple[str, str, str], set[int]] = {}
-        for p in header.columns:
-            if p is None or p.instance is None:
-                continue
+        for p in header.instances():
             obj = p.object.lower()
             if obj in HYPERV_CPU_OBJECTS:
                 self.hyperv_hosts.add(p.host)
@@ -149,9 +147,7 @@ class PerfmonMap(CounterMap):
             if obj == "processor information" and (m := _GROUP_CPU_RE.match(p.instance)):
                 pairs.setdefault(p.host, set()).add((int(m.group(1)), int(m.group(2))))
         self.group_cpus = {h: {gn: i for i, gn in enumerate(sorted(s))} for h, s in pairs.items()}
-        for p in header.columns:
-            if p is None or p.instance is None:
-                continue
+        for p in header.instances():
             got = self._cpu_identity(p)
             if got is not None and got[2] >= 0:
                 per_cpu.setdefault((p.host, got[0], got[1]), set()).add(got[2])
