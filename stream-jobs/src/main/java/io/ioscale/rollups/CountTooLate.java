@@ -1,8 +1,7 @@
 package io.ioscale.rollups;
 
-import org.apache.flink.api.common.accumulators.LongCounter;
+import io.ioscale.sources.DropCounter;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.function.SerializableFunction;
@@ -18,8 +17,7 @@ public class CountTooLate<T> extends ProcessFunction<T, Void> {
 
     private final String table;
     private final SerializableFunction<T, Long> samples;
-    private transient Counter tooLate;
-    private transient LongCounter tooLateTotal;
+    private transient DropCounter tooLate;
 
     public CountTooLate(String table, SerializableFunction<T, Long> samples) {
         this.table = table;
@@ -41,14 +39,11 @@ public class CountTooLate<T> extends ProcessFunction<T, Void> {
 
     @Override
     public void open(OpenContext openContext) {
-        tooLate = getRuntimeContext().getMetricGroup().counter("tooLateRecords");
-        tooLateTotal = getRuntimeContext().getLongCounter(accumulatorName(table));
+        tooLate = new DropCounter(getRuntimeContext(), "tooLateRecords", accumulatorName(table));
     }
 
     @Override
     public void processElement(T value, Context ctx, Collector<Void> out) {
-        long n = samples.apply(value);
-        tooLate.inc(n);
-        tooLateTotal.add(n);
+        tooLate.add(samples.apply(value));
     }
 }

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
+import java.util.function.IntConsumer;
 
 /**
  * Writes one JSON object per row (one line each), with the column names as keys: the Kafka alerts topic's
@@ -103,45 +104,24 @@ public final class JsonRowWriter implements RowFormat {
         return this;
     }
 
-    // One loop per element type: Java has no generics over primitives, and boxing would allocate per value.
     @Override
     public JsonRowWriter arrayUInt16(String name, int[] values) {
-        openArray(name);
-        for (int i = 0; i < values.length; i++) {
-            separate(i);
-            number(values[i]);
-        }
-        return closeArray();
+        return array(name, values.length, i -> number(values[i]));
     }
 
     @Override
     public JsonRowWriter arrayUInt64(String name, long[] values) {
-        openArray(name);
-        for (int i = 0; i < values.length; i++) {
-            separate(i);
-            number(values[i]);
-        }
-        return closeArray();
+        return array(name, values.length, i -> number(values[i]));
     }
 
     @Override
     public JsonRowWriter arrayString(String name, String[] values) {
-        openArray(name);
-        for (int i = 0; i < values.length; i++) {
-            separate(i);
-            string(values[i]);
-        }
-        return closeArray();
+        return array(name, values.length, i -> string(values[i]));
     }
 
     @Override
     public JsonRowWriter arrayNullableFloat64(String name, double[] values) {
-        openArray(name);
-        for (int i = 0; i < values.length; i++) {
-            separate(i);
-            decimal(values[i]);
-        }
-        return closeArray();
+        return array(name, values.length, i -> decimal(values[i]));
     }
 
     /** Raw bytes as a JSON string, byte for byte (see the class comment); null writes "". */
@@ -193,19 +173,19 @@ public final class JsonRowWriter implements RowFormat {
         put((byte) ':');
     }
 
-    private void openArray(String name) {
+    /**
+     * {@code [e0,e1,...]}, element {@code i} written by {@code element}. One lambda per array, not per value; this
+     * writer serves the alerts topic, not the rollup rows and their bucket arrays.
+     */
+    private JsonRowWriter array(String name, int length, IntConsumer element) {
         name(name);
         put((byte) '[');
-    }
-
-    /** The comma before every array element but the first. */
-    private void separate(int i) {
-        if (i > 0) {
-            put((byte) ',');
+        for (int i = 0; i < length; i++) {
+            if (i > 0) {
+                put((byte) ',');
+            }
+            element.accept(i);
         }
-    }
-
-    private JsonRowWriter closeArray() {
         put((byte) ']');
         return this;
     }

@@ -2,10 +2,8 @@ package io.ioscale.sources;
 
 import io.ioscale.records.DeadLetter;
 import io.ioscale.records.Decoded;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -31,10 +29,8 @@ public class SplitDeadLetters<T> extends ProcessFunction<Decoded<T>, T> {
     private final String stream;
     private final SerializableFunction<T, Long> eventTimeMs;
     private final long maxAheadMs;
-    private transient Counter deadLetters;
-    private transient LongCounter deadLettersTotal;
-    private transient Counter tooFarAhead;
-    private transient LongCounter tooFarAheadTotal;
+    private transient DropCounter deadLetters;
+    private transient DropCounter tooFarAhead;
 
     public SplitDeadLetters(String stream, SerializableFunction<T, Long> eventTimeMs, long maxAheadMs) {
         this.stream = stream;
@@ -52,21 +48,17 @@ public class SplitDeadLetters<T> extends ProcessFunction<Decoded<T>, T> {
 
     @Override
     public void open(OpenContext openContext) {
-        deadLetters = getRuntimeContext().getMetricGroup().counter("deadLetters");
-        deadLettersTotal = getRuntimeContext().getLongCounter(accumulatorName(stream));
-        tooFarAhead = getRuntimeContext().getMetricGroup().counter("tooFarAhead");
-        tooFarAheadTotal = getRuntimeContext().getLongCounter(tooFarAheadAccumulatorName(stream));
+        deadLetters = new DropCounter(getRuntimeContext(), "deadLetters", accumulatorName(stream));
+        tooFarAhead = new DropCounter(getRuntimeContext(), "tooFarAhead", tooFarAheadAccumulatorName(stream));
     }
 
     @Override
     public void processElement(Decoded<T> d, Context ctx, Collector<T> out) {
         if (d.isDead()) {
-            deadLetters.inc();
-            deadLettersTotal.add(1);
+            deadLetters.add(1);
             ctx.output(DEAD_LETTERS, d.deadLetter);
         } else if (eventTimeMs.apply(d.value) > System.currentTimeMillis() + maxAheadMs) {
-            tooFarAhead.inc();
-            tooFarAheadTotal.add(1);
+            tooFarAhead.add(1);
         } else {
             out.collect(d.value);
         }

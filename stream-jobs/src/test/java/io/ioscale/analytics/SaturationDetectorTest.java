@@ -27,6 +27,13 @@ class SaturationDetectorTest {
         return verdicts;
     }
 
+    private static void assertVerdict(SaturationVerdict v, Status status, Bottleneck bottleneck,
+                                      String... evidence) {
+        assertThat(v.status()).isEqualTo(status);
+        assertThat(v.bottleneck()).isEqualTo(bottleneck);
+        assertThat(v.evidence()).contains(evidence);
+    }
+
     @Test
     void seed000FlagsTheFourthWorkerWithTheHbaReadChannelAsEvidence() {
         List<SaturationVerdict> v = live(SeedCurves.seed000(SeedCurves.FC_8G_PAYLOAD_BYTES_PER_S, 45));
@@ -83,11 +90,9 @@ class SaturationDetectorTest {
     void seed000WithTheSimulatorsPayloadRateIsNotAPortVerdict() {
         // With 838.9 MB/s per direction (the simulator's 8GFC payload) RX is at 94.3 %: under 95 %, so the port
         // is not named; CPU under 90 % either: the knee is left to the device.
-        SaturationVerdict sat = detector.assessLatest(SeedCurves.seed000(838.9e6, 45));
-        assertThat(sat.status()).isEqualTo(Status.SATURATED);
-        assertThat(sat.bottleneck()).isEqualTo(Bottleneck.DEVICE_KNEE);
-        assertThat(sat.evidence()).contains("no port >= 95% (hottest pe1900/QLE2560-0 RX 94.3%)")
-                .contains("no CPU >= 90% (hottest pe1900 45.0%)");
+        assertVerdict(detector.assessLatest(SeedCurves.seed000(838.9e6, 45)), Status.SATURATED,
+                Bottleneck.DEVICE_KNEE, "no port >= 95% (hottest pe1900/QLE2560-0 RX 94.3%)",
+                "no CPU >= 90% (hottest pe1900 45.0%)");
     }
 
     @Test
@@ -132,10 +137,8 @@ class SaturationDetectorTest {
         List<StepSummary> steps = List.of(
                 StepSummary.builder(0, 1).iops(100_000).meanLatencyNs(500_000).build(),
                 StepSummary.builder(1, 2).iops(101_000).meanLatencyNs(505_000).build());
-        SaturationVerdict v = detector.assessLatest(steps);
-        assertThat(v.status()).isEqualTo(Status.UNDETERMINED);
-        assertThat(v.bottleneck()).isEqualTo(Bottleneck.NONE);
-        assertThat(v.evidence()).contains("did not grow by more than 10%");
+        assertVerdict(detector.assessLatest(steps), Status.UNDETERMINED, Bottleneck.NONE,
+                "did not grow by more than 10%");
     }
 
     @Test
@@ -191,10 +194,8 @@ class SaturationDetectorTest {
         List<StepSummary> cpu = List.of(
                 StepSummary.builder(0, 1).mbPerS(300).cpu("h", 55, 2).build(),
                 StepSummary.builder(1, 2).mbPerS(310).cpu("h", 97, 2).build());
-        SaturationVerdict c = mb.assessLatest(cpu);
-        assertThat(c.status()).isEqualTo(Status.SATURATED);
-        assertThat(c.bottleneck()).isEqualTo(Bottleneck.CPU);
-        assertThat(c.evidence()).contains("host h CPU at 97.0% of 2 logical processors");
+        assertVerdict(mb.assessLatest(cpu), Status.SATURATED, Bottleneck.CPU,
+                "host h CPU at 97.0% of 2 logical processors");
     }
 
     @Test

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ioscale.testing.AvroFrames;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /** Lengths are checked against the bytes left in the frame, not the array the frame sits in. */
@@ -19,17 +21,16 @@ class FrameDecoderTest {
     }
 
     private static byte[] concat(byte[]... parts) {
-        int n = 0;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] p : parts) {
-            n += p.length;
+            out.writeBytes(p);
         }
-        byte[] out = new byte[n];
-        int at = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, out, at, p.length);
-            at += p.length;
-        }
-        return out;
+        return out.toByteArray();
+    }
+
+    /** The Avro varints (zig-zag longs) of {@code values}, one after another. */
+    private static byte[] varints(long... values) {
+        return concat(LongStream.of(values).mapToObj(AvroFrames::varint).toArray(byte[][]::new));
     }
 
     @Test
@@ -46,7 +47,7 @@ class FrameDecoderTest {
 
     @Test
     void aUnionIndexIsStrictUnlessEveryUnionIsANullFirstPair() throws IOException {
-        byte[] body = concat(AvroFrames.varint(1), AvroFrames.varint(2), AvroFrames.varint(-1));
+        byte[] body = varints(1, 2, -1);
         FrameDecoder strict = over(body);
         assertThat(strict.readIndex()).isEqualTo(1);
         assertThat(strict.readIndex()).isEqualTo(2); // the resolver refuses it; lastIndex names it
@@ -79,26 +80,21 @@ class FrameDecoderTest {
     @Test
     void blockCountsAreBoundedByTheBytesLeft() throws IOException {
         // array of 2 ints (1 byte each), then the closing 0: 4 bytes
-        FrameDecoder d = over(concat(AvroFrames.varint(2), AvroFrames.varint(5), AvroFrames.varint(6),
-                AvroFrames.varint(0)));
+        FrameDecoder d = over(varints(2, 5, 6, 0));
         assertThat(d.readArrayStart()).isEqualTo(2);
         assertThat(d.readInt()).isEqualTo(5);
         assertThat(d.readInt()).isEqualTo(6);
         assertThat(d.arrayNext()).isZero();
-        assertThatThrownBy(() -> over(concat(AvroFrames.varint(3), AvroFrames.varint(5), AvroFrames.varint(6)))
-                .readMapStart())
+        assertThatThrownBy(() -> over(varints(3, 5, 6)).readMapStart())
                 .isInstanceOf(IOException.class).hasMessage("map block of 3 items is more than the 2 bytes left in the frame");
         // "-count, byte size" form: 2 items in 2 bytes reads; a size past the frame does not
-        d = over(concat(AvroFrames.varint(-2), AvroFrames.varint(2), AvroFrames.varint(5), AvroFrames.varint(6),
-                AvroFrames.varint(0)));
+        d = over(varints(-2, 2, 5, 6, 0));
         assertThat(d.readArrayStart()).isEqualTo(2);
-        assertThatThrownBy(() -> over(concat(AvroFrames.varint(-2), AvroFrames.varint(9), AvroFrames.varint(5)))
-                .readArrayStart())
+        assertThatThrownBy(() -> over(varints(-2, 9, 5)).readArrayStart())
                 .isInstanceOf(IOException.class)
                 .hasMessage("array block of -2 items and 9 bytes does not fit the 1 bytes left in the frame");
         // skipping: a sized block is skipped whole, the next unsized block's count is returned
-        d = over(concat(AvroFrames.varint(-2), AvroFrames.varint(2), AvroFrames.varint(5), AvroFrames.varint(6),
-                AvroFrames.varint(1), AvroFrames.varint(7), AvroFrames.varint(0)));
+        d = over(varints(-2, 2, 5, 6, 1, 7, 0));
         assertThat(d.skipArray()).isEqualTo(1);
         assertThat(d.readInt()).isEqualTo(7);
         assertThat(d.arrayNext()).isZero();

@@ -79,15 +79,19 @@ class LatencyQuantilesTest {
         return LatencyQuantiles.of(PackedBuckets.of(h.toSparse()), h.minNs(), h.maxNs());
     }
 
+    /** {@code w} after writing one row of {@code q}'s columns. */
+    private static <W extends RowFormat> W written(LatencyQuantiles q, W w) {
+        w.beginRow();
+        q.write(w);
+        w.endRow();
+        return w;
+    }
+
     @Test
     void anEmptyHistogramWritesNullQuantilesAsJson() {
         // A window of a source without buckets (Iometer): no I/O in the histogram, whatever its exact max.
         LatencyQuantiles q = LatencyQuantiles.of(PackedBuckets.EMPTY, 100_000, 35_600_000);
-        JsonRowWriter w = new JsonRowWriter();
-        w.beginRow();
-        q.write(w);
-        w.endRow();
-        assertThat(w.toString()).isEqualTo("{\"latency_n\":0,\"p50_ns\":null,\"p90_ns\":null,\"p99_ns\":null,"
+        assertThat(written(q, new JsonRowWriter()).toString()).isEqualTo("{\"latency_n\":0,\"p50_ns\":null,\"p90_ns\":null,\"p99_ns\":null,"
                 + "\"p99_9_ns\":null,\"p99_99_ns\":null,\"p99_999_ns\":null,\"p50_too_few\":true,\"p90_too_few\":true,"
                 + "\"p99_too_few\":true,\"p99_9_too_few\":true,\"p99_99_too_few\":true,\"p99_999_too_few\":true}\n");
     }
@@ -95,25 +99,16 @@ class LatencyQuantilesTest {
     @Test
     void aHistogramWithSamplesWritesItsQuantilesAsJson() {
         // N = 100: p50 and p90 are ranks 50 and 90; p99 and deeper need N >= 1000, so the max (100) stands in.
-        JsonRowWriter w = new JsonRowWriter();
-        w.beginRow();
-        oneToHundred().write(w);
-        w.endRow();
-        assertThat(w.toString()).isEqualTo("{\"latency_n\":100,\"p50_ns\":50,\"p90_ns\":90,\"p99_ns\":100,"
+        assertThat(written(oneToHundred(), new JsonRowWriter()).toString()).isEqualTo("{\"latency_n\":100,\"p50_ns\":50,\"p90_ns\":90,\"p99_ns\":100,"
                 + "\"p99_9_ns\":100,\"p99_99_ns\":100,\"p99_999_ns\":100,\"p50_too_few\":false,\"p90_too_few\":false,"
                 + "\"p99_too_few\":true,\"p99_9_too_few\":true,\"p99_99_too_few\":true,\"p99_999_too_few\":true}\n");
     }
 
     @Test
     void rowBinaryWritesNullableUInt64QuantilesNullWhenEmpty() {
-        RowBinaryWriter empty = new RowBinaryWriter();
-        empty.beginRow();
-        LatencyQuantiles.of(PackedBuckets.EMPTY, 100_000, 35_600_000).write(empty);
-        empty.endRow();
-        RowBinaryWriter full = new RowBinaryWriter();
-        full.beginRow();
-        oneToHundred().write(full);
-        full.endRow();
+        RowBinaryWriter empty = written(LatencyQuantiles.of(PackedBuckets.EMPTY, 100_000, 35_600_000),
+                new RowBinaryWriter());
+        RowBinaryWriter full = written(oneToHundred(), new RowBinaryWriter());
 
         List<String> types = empty.types();
         assertThat(types.subList(0, 7)).containsExactly("UInt64", "Nullable(UInt64)", "Nullable(UInt64)",

@@ -38,6 +38,7 @@ class EarlyFiringTest {
     private static final OutputTag<Rec> LATE = new OutputTag<>("late", TypeInformation.of(Rec.class));
     private static final long DELAY_MS = 200;
 
+    /** An opened harness of the sum rollup over every grain, its wall clock at 0. */
     private static KeyedOneInputStreamOperatorTestHarness<String, Rec, Row> harness(long latenessMs, int directGrains,
                                                                                    EarlyFiring early) throws Exception {
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
@@ -45,6 +46,7 @@ class EarlyFiringTest {
                         .earlyFiring(early),
                 r -> r.key, TypeInformation.of(String.class));
         h.setProcessingTime(0);
+        h.open();
         return h;
     }
 
@@ -52,10 +54,25 @@ class EarlyFiringTest {
         return EarlyFiring.after(Duration.ofMillis(DELAY_MS), skipUnchangedFinal);
     }
 
+    /** Key a's records of {@code v}, one a second from 0 to {@code endMs}, each sent just after its second ends. */
+    private static void liveSeconds(KeyedOneInputStreamOperatorTestHarness<String, Rec, Row> h, long endMs, long v)
+            throws Exception {
+        for (long t = 0; t < endMs; t += 1_000) {
+            h.setProcessingTime(t + 1_010);
+            h.processElement(new Rec("a", t, v), t);
+        }
+    }
+
+    /** The coarser windows 70 records of 1 a second fill and close: 10 s windows to 60 s, the first minute. */
+    private static final Row[] SEVENTY_SECONDS_CLOSED = {
+            new Row("a", Grain.S10, 0, 10, 10, 1), new Row("a", Grain.S10, 10_000, 10, 10, 1),
+            new Row("a", Grain.S10, 20_000, 10, 10, 1), new Row("a", Grain.S10, 30_000, 10, 10, 1),
+            new Row("a", Grain.S10, 40_000, 10, 10, 1), new Row("a", Grain.M1, 0, 60, 60, 1),
+            new Row("a", Grain.S10, 50_000, 10, 10, 1)};
+
     @Test
     void aWindowShowsItsRowTheDelayAfterItEndsAndTheUnchangedFinalRowIsSkipped() throws Exception {
         try (var h = harness(5_000, 1, early(true))) {
-            h.open();
             h.setProcessingTime(1_020); // a collector sends its sample just after the second ends
             h.processElement(new Rec("a", 0, 7), 0);
             h.processElement(new Rec("b", 0, 1), 0);
@@ -77,7 +94,6 @@ class EarlyFiringTest {
     @Test
     void aRecordAfterTheProvisionalRowIsShownAfterTheSettleTimeAndInTheFinalRow() throws Exception {
         try (var h = harness(5_000, 1, early(true))) {
-            h.open();
             h.setProcessingTime(1_050);
             h.processElement(new Rec("a", 100, 2), 100);
             h.setProcessingTime(1_300);
@@ -96,11 +112,7 @@ class EarlyFiringTest {
     @Test
     void withoutSkippingEveryFinalRowIsEmittedAndAdirectTenSecondWindowIsShownToo() throws Exception {
         try (var h = harness(5_000, 2, early(false))) {
-            h.open();
-            for (long t = 0; t < 10_000; t += 1_000) {
-                h.setProcessingTime(t + 1_010);
-                h.processElement(new Rec("a", t, 1), t);
-            }
+            liveSeconds(h, 10_000, 1);
             h.setProcessingTime(10_000 + DELAY_MS);
             List<Row> early = h.extractOutputValues();
             assertThat(early).filteredOn(r -> r.grain() == Grain.S1).hasSize(10);
@@ -115,11 +127,7 @@ class EarlyFiringTest {
     void coarserWindowsTheWatermarkLeavesOpenAreShownAndTheirFinalRowsStillFollow() throws Exception {
         // The end of a run: five samples, then nothing; the watermark stays where it was.
         try (var h = harness(5_000, 1, early(true))) {
-            h.open();
-            for (long t = 0; t < 5_000; t += 1_000) {
-                h.setProcessingTime(t + 1_010);
-                h.processElement(new Rec("a", t, 2), t);
-            }
+            liveSeconds(h, 5_000, 2);
             h.setProcessingTime(10_000 + EarlyFiring.QUIET_MS - 1);
             assertThat(h.extractOutputValues()).hasSize(5).allMatch(r -> r.grain() == Grain.S1);
             h.setProcessingTime(10_000 + EarlyFiring.QUIET_MS);
@@ -139,7 +147,6 @@ class EarlyFiringTest {
         // A step's key: its seconds fired as the next step's data moved the watermark, then the key went quiet
         // with its minute still open.
         try (var h = harness(5_000, 1, early(true))) {
-            h.open();
             h.setProcessingTime(1_010);
             h.processElement(new Rec("a", 0, 4), 0);
             h.processWatermark(15_000); // the 1 s and 10 s windows fire; the minute holds the record
@@ -152,7 +159,6 @@ class EarlyFiringTest {
     @Test
     void aLiveStreamsWatermarkClosesTheCoarserWindowsBeforeTheyAreShown() throws Exception {
         try (var h = harness(5_000, 1, early(true))) {
-            h.open();
             for (long t = 0; t < 70_000; t += 1_000) {
                 h.setProcessingTime(t + 1_010);
                 h.processElement(new Rec("a", t, 1), t);
@@ -160,17 +166,13 @@ class EarlyFiringTest {
             }
             h.setProcessingTime(70_000 + 150); // every coarser window the watermark closed in time: none shown early
             assertThat(h.extractOutputValues()).filteredOn(r -> r.grain() != Grain.S1) // each once: its final row
-                    .containsExactlyInAnyOrder(new Row("a", Grain.S10, 0, 10, 10, 1), new Row("a", Grain.S10, 10_000, 10, 10, 1),
-                            new Row("a", Grain.S10, 20_000, 10, 10, 1), new Row("a", Grain.S10, 30_000, 10, 10, 1),
-                            new Row("a", Grain.S10, 40_000, 10, 10, 1), new Row("a", Grain.M1, 0, 60, 60, 1),
-                            new Row("a", Grain.S10, 50_000, 10, 10, 1));
+                    .containsExactlyInAnyOrder(SEVENTY_SECONDS_CLOSED);
         }
     }
 
     @Test
     void aBacklogIsLeftToTheWatermarkUnlessItStaysOpen() throws Exception {
         try (var h = harness(60_000, 1, early(true))) {
-            h.open();
             long wall = 1_000 + DELAY_MS + EarlyFiring.HORIZON_MS + 1; // catching up: past the live horizon
             h.setProcessingTime(wall);
             h.processElement(new Rec("a", 0, 4), 0);
@@ -193,7 +195,6 @@ class EarlyFiringTest {
         // the watermark is closing them. Shown early, each coarser window would be shown again at every second
         // rolled into it: a row per record for each of the 10 s and 1 min grains.
         try (var h = harness(5_000, 1, early(true))) {
-            h.open();
             long wall = 500_000;
             for (long t = 0; t < 70_000; t += 1_000) {
                 wall += 100; // ten event-time seconds per wall-clock second; each step fires the timers due
@@ -203,10 +204,7 @@ class EarlyFiringTest {
             }
             h.setProcessingTime(wall + EarlyFiring.STILL_MS - 1);
             assertThat(h.extractOutputValues()).filteredOn(r -> r.grain() != Grain.S1) // each once: its final row
-                    .containsExactlyInAnyOrder(new Row("a", Grain.S10, 0, 10, 10, 1), new Row("a", Grain.S10, 10_000, 10, 10, 1),
-                            new Row("a", Grain.S10, 20_000, 10, 10, 1), new Row("a", Grain.S10, 30_000, 10, 10, 1),
-                            new Row("a", Grain.S10, 40_000, 10, 10, 1), new Row("a", Grain.M1, 0, 60, 60, 1),
-                            new Row("a", Grain.S10, 50_000, 10, 10, 1));
+                    .containsExactlyInAnyOrder(SEVENTY_SECONDS_CLOSED);
             // Then the topics go quiet: what the watermark left open is shown once it has stood still that long.
             h.setProcessingTime(wall + EarlyFiring.STILL_MS);
             assertThat(newestPerWindow(h.extractOutputValues())).containsValue(new Row("a", Grain.S10, 60_000, 10, 10, 1));
@@ -218,7 +216,6 @@ class EarlyFiringTest {
         // The broker came back after the run ended: the backlog is the key's last data, the watermark stops inside
         // it and nothing else would ever show its 10 s and 1 min windows.
         try (var h = harness(60_000, 1, early(true))) {
-            h.open();
             long wall = 70_000;
             h.setProcessingTime(wall);
             h.processElement(new Rec("a", 0, 4), 0);
@@ -241,7 +238,6 @@ class EarlyFiringTest {
         // A producer catching up after an outage, then the end of its run: the 10 s window is shown from its first
         // seconds while the rest is still on its way, and the watermark stops inside it.
         try (var h = harness(60_000, 1, early(true))) {
-            h.open();
             long wall = 10_000 + EarlyFiring.QUIET_MS;
             h.setProcessingTime(wall);
             for (long t = 0; t < 3_000; t += 1_000) {
@@ -268,7 +264,6 @@ class EarlyFiringTest {
     @Test
     void offFiresOnTheWatermarkOnly() throws Exception {
         try (var h = harness(5_000, 1, EarlyFiring.after(Duration.ZERO, true))) {
-            h.open();
             h.processElement(new Rec("a", 0, 1), 0);
             h.setProcessingTime(60_000);
             assertThat(h.extractOutputValues()).isEmpty();
@@ -293,8 +288,6 @@ class EarlyFiringTest {
         boolean skip = seed % 2 == 0;
         try (var plain = harness(lateness, direct, EarlyFiring.OFF);
              var early = harness(lateness, direct, early(skip))) {
-            plain.open();
-            early.open();
             List<Row> earlyRows = new ArrayList<>();
             int onTheWallClock = 0;
             long maxT = 0;

@@ -60,6 +60,8 @@ class ClickHouseSinkTest {
         }
     }
 
+    private final FakeInserter fake = new FakeInserter();
+
     private static ClickHouseConfig config(int batchRows, int attempts) {
         return new ClickHouseConfig("http://127.0.0.1:1", "ioscale", "u", "p", batchRows, 1 << 20,
                 Duration.ofMillis(500), attempts);
@@ -115,7 +117,6 @@ class ClickHouseSinkTest {
 
     @Test
     void buffersPerTableAndInsertsWhenTheBatchIsFull() throws Exception {
-        FakeInserter fake = new FakeInserter();
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(3, 1), new TestProcessingTimeService());
         w.write(new Row("a", 1), null);
         w.write(new Row("b", 2), null);
@@ -132,7 +133,6 @@ class ClickHouseSinkTest {
 
     @Test
     void flushOnCheckpointInsertsEverythingBuffered() throws Exception {
-        FakeInserter fake = new FakeInserter();
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), new TestProcessingTimeService());
         w.write(new Row("a", 1), null);
         w.flush(false); // what Flink calls before the checkpoint barrier passes the sink
@@ -145,7 +145,6 @@ class ClickHouseSinkTest {
 
     @Test
     void aBurstIsSentOnceItEndsSoLiveRowsDoNotWaitForACheckpoint() throws Exception {
-        FakeInserter fake = new FakeInserter();
         TestProcessingTimeService time = clockAtZero();
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time);
         w.write(new Row("a", 1), null);
@@ -161,7 +160,6 @@ class ClickHouseSinkTest {
 
     @Test
     void aSteadyStreamIsSentAtLeastEveryFlushInterval() throws Exception {
-        FakeInserter fake = new FakeInserter();
         TestProcessingTimeService time = clockAtZero();
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 1), time); // flush interval 500 ms
         for (long t = 0; t < 500; t += 10) { // a row every 10 ms: never idle for IDLE_MS
@@ -175,7 +173,6 @@ class ClickHouseSinkTest {
 
     @Test
     void retriesThenFailsTheTaskKeepingTheRows() throws Exception {
-        FakeInserter fake = new FakeInserter();
         fake.failures = 1;
         ClickHouseSink.Writer<ResultRow> w = writer(fake, config(1000, 2), new TestProcessingTimeService());
         w.write(new Row("a", 1), null);
@@ -242,7 +239,6 @@ class ClickHouseSinkTest {
 
     @Test
     void tablesAreInsertedInTheOrderTheirBatchesWereHandedOff() throws Exception {
-        FakeInserter fake = new FakeInserter();
         ClickHouseSink.Writer<ResultRow> w = asyncWriter(fake, config(1, 1), new TestProcessingTimeService());
         for (int i = 0; i < 50; i++) {
             w.write(new Row(i % 2 == 0 ? "a" : "b", i), null); // each row is a full batch

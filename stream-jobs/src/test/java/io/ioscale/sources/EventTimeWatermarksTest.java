@@ -42,18 +42,20 @@ class EventTimeWatermarksTest {
 
     private static final long IDLE_MS = 10_000;
 
+    /** The idle-aware generators' clock. */
+    private final long[] now = {1_000_000};
+    private final EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
+    private final Out out = new Out();
+
     /** A generator that goes idle after {@link #IDLE_MS} without records, on the clock {@code now[0]}. */
-    private static EventTimeWatermarks.Generator<String> idleAware(EventTimeWatermarks.Peers peers, long[] now) {
+    private EventTimeWatermarks.Generator<String> idleAware() {
         return new EventTimeWatermarks.Generator<>(2_000, 7_200_000L, false, peers, IDLE_MS, () -> now[0]);
     }
 
     @Test
     void aPartitionGoesIdleOnlyAfterItsPeersHadRecordsForTheIdlenessSinceItsOwnLast() {
-        long[] now = {1_000_000};
-        EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
-        var a = idleAware(peers, now);
-        var b = idleAware(peers, now);
-        Out out = new Out();
+        var a = idleAware();
+        var b = idleAware();
         // Both partitions flow, one record a second.
         for (int s = 0; s < 5; s++) {
             now[0] += 1_000;
@@ -80,12 +82,9 @@ class EventTimeWatermarksTest {
 
     @Test
     void aQuietPartitionGoesIdleWhileOthersFlowAndOneThatNeverHadARecordToo() {
-        long[] now = {1_000_000};
-        EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
-        var flowing = idleAware(peers, now);
-        var stopped = idleAware(peers, now);
-        var never = idleAware(peers, now);
-        Out out = new Out();
+        var flowing = idleAware();
+        var stopped = idleAware();
+        var never = idleAware();
         stopped.onEvent(Decoded.of("last"), now[0], out);
         long stoppedAt = now[0];
         String stoppedState = "";
@@ -110,27 +109,23 @@ class EventTimeWatermarksTest {
     @Test
     void boundedOutOfOrdernessIgnoringDeadLettersAndNeverPastTheWallClock() {
         EventTimeWatermarks.Generator<String> g = new EventTimeWatermarks.Generator<>(2_000, 7_200_000L, true);
-        Out out = new Out();
         g.onEvent(Decoded.of("a"), 10_000, out);
         g.onEvent(Decoded.of("b"), 8_000, out); // out of order: no step back
         g.onEvent(Decoded.dead(DeadLetter.of("t", 0, 0, 0, 1, "r", null, null)), 99_000_000, out);
         assertThat(out.marks).containsExactly(7_999L, 7_999L);
-        long now = System.currentTimeMillis();
-        g.onEvent(Decoded.of("future"), now + 3_600_000L, out); // a clock an hour ahead
+        long wall = System.currentTimeMillis();
+        g.onEvent(Decoded.of("future"), wall + 3_600_000L, out); // a clock an hour ahead
         long mark = out.marks.get(out.marks.size() - 1);
-        assertThat(mark).isLessThanOrEqualTo(System.currentTimeMillis() - 2_001).isGreaterThanOrEqualTo(now - 2_001);
+        assertThat(mark).isLessThanOrEqualTo(System.currentTimeMillis() - 2_001).isGreaterThanOrEqualTo(wall - 2_001);
         int before = out.marks.size();
-        g.onEvent(Decoded.of("wrong clock"), now + 86_400_000L, out); // beyond max-ahead: dropped later, ignored here
+        g.onEvent(Decoded.of("wrong clock"), wall + 86_400_000L, out); // beyond max-ahead: dropped later, ignored here
         assertThat(out.marks).hasSize(before);
     }
 
     @Test
     void aShortGapIsPartOfTheStretchALongOneStartsItAgain() {
-        long[] now = {1_000_000};
-        EventTimeWatermarks.Peers peers = new EventTimeWatermarks.Peers();
-        var flowing = idleAware(peers, now);
-        var quiet = idleAware(peers, now);
-        Out out = new Out();
+        var flowing = idleAware();
+        var quiet = idleAware();
         quiet.onEvent(Decoded.of("last"), now[0], out);
         // 6 s of flow, a 12 s stop (longer than the idleness), 6 s of flow: never 10 s in one stretch.
         for (long[] phase : new long[][] {{6_000, 1}, {12_000, 0}, {6_000, 1}}) {
