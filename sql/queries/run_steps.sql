@@ -24,24 +24,24 @@
 --   measured_s                  measured_end - measured_start, seconds
 --
 -- Notes:
---   The load comes from the latest STEP_* event that carries one. FINAL: events arrive at least once.
+--   The steps as the view ioscale.steps (sql/views/steps.sql) gives them: the load from the latest STEP_*
+--   event that carries one.
 SELECT
     step_index,
-    argMaxIf(step_label, ts, step_label != '')                       AS step_label,
-    argMaxIf(vm_count, ts, has_load)                                 AS vm_count,
-    argMaxIf(targets_per_vm, ts, has_load)                           AS targets_per_vm,
-    argMaxIf(workers_per_target, ts, has_load)                       AS workers_per_target,
-    argMaxIf(outstanding_ios_per_target, ts, has_load)               AS outstanding_ios_per_target,
-    argMaxIf(block_size_bytes, ts, has_load)                         AS block_size_bytes,
-    round(argMaxIf(read_pct, ts, has_load), 1)                       AS read_pct,
-    round(argMaxIf(random_pct, ts, has_load), 1)                     AS random_pct,
-    argMaxIf(adapter, ts, has_load)                                  AS adapter,
-    if(countIf(event_type = 'step_started') > 0, minIf(ts, event_type = 'step_started'), NULL) AS started,
-    anyIf(start_ts, event_type = 'step_ended')                       AS measured_start,
-    anyIf(end_ts, event_type = 'step_ended')                         AS measured_end,
+    step_label,
+    vm_count,
+    targets_per_vm,
+    workers_per_target,
+    outstanding_ios_per_target,
+    block_size_bytes,
+    round(read_pct, 1)                                               AS read_pct,
+    round(random_pct, 1)                                             AS random_pct,
+    adapter,
+    started,
+    measured_start,
+    measured_end,
     round((toUnixTimestamp64Milli(measured_start) - toUnixTimestamp64Milli(started)) / 1000, 1) AS ramp_up_s,
     round((toUnixTimestamp64Milli(measured_end) - toUnixTimestamp64Milli(measured_start)) / 1000, 1) AS measured_s
-FROM ioscale.run_events FINAL
-WHERE run_id = {run_id:String} AND event_type IN ('step_started', 'step_ended')
-GROUP BY step_index
+FROM ioscale.steps
+WHERE run_id = {run_id:String}
 ORDER BY step_index

@@ -66,22 +66,15 @@
 --   join_use_nulls = 1: a step without CPU samples shows cpu_pct NULL, not 0 %.
 WITH
     steps AS (
+        -- The ended steps (sql/views/steps.sql).
         SELECT
-            step_index,
-            argMaxIf(step_label, ts, step_label != '')                    AS step_label,
-            argMaxIf(vm_count, ts, has_load)                              AS vm_count,
-            argMaxIf(targets_per_vm, ts, has_load)                        AS targets_per_vm,
-            argMaxIf(workers_per_target, ts, has_load)                    AS workers_per_target,
-            argMaxIf(outstanding_ios_per_target, ts, has_load)            AS outstanding_ios_per_target,
-            argMaxIf(block_size_bytes, ts, has_load)                      AS block_size_bytes,
-            argMaxIf(read_pct, ts, has_load)                              AS read_pct,
-            max(has_load)                                                 AS step_has_load,
-            assumeNotNull(anyIf(start_ts, event_type = 'step_ended'))     AS measured_start,
-            assumeNotNull(anyIf(end_ts, event_type = 'step_ended'))       AS measured_end
-        FROM ioscale.run_events FINAL
-        WHERE run_id = {run_id:String} AND event_type IN ('step_started', 'step_ended')
-        GROUP BY step_index
-        HAVING countIf(event_type = 'step_ended' AND end_ts IS NOT NULL) > 0
+            step_index, step_label, vm_count, targets_per_vm, workers_per_target, outstanding_ios_per_target,
+            block_size_bytes, read_pct,
+            step_has_load,
+            assumeNotNull(s.measured_start)                               AS measured_start,
+            assumeNotNull(s.measured_end)                                 AS measured_end
+        FROM ioscale.steps AS s
+        WHERE run_id = {run_id:String} AND s.measured_end IS NOT NULL
     ),
     (
         -- The ended steps' windows as arrays looked up by step_index (as steps: a missing start reads as 1970).
