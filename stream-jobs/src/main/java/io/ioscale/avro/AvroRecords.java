@@ -10,6 +10,7 @@ import io.ioscale.records.RunEvent;
 import io.ioscale.records.Sample;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.avro.generic.GenericRecord;
 
 /**
@@ -161,6 +162,7 @@ public final class AvroRecords {
         s.rxErrors = nonNegative("rx_errors", (Long) r.get("rx_errors"));
         s.txErrors = nonNegative("tx_errors", (Long) r.get("tx_errors"));
         s.interrupts = nonNegative("interrupts", (Long) r.get("interrupts"));
+        s.tool = tag(r, "tool");
         nonNegative("interval_ms", s.intervalMs);
         return s;
     }
@@ -214,6 +216,18 @@ public final class AvroRecords {
         s.host = str(r, "host");
         s.vm = str(r, "vm");
         return s;
+    }
+
+    /** The record's tag {@code key} (its {@code tags} map: Utf8 or String keys), "" when it has none. */
+    private static String tag(GenericRecord r, String key) {
+        if (r.get("tags") instanceof Map<?, ?> tags) {
+            for (Map.Entry<?, ?> e : tags.entrySet()) {
+                if (key.contentEquals(e.getKey().toString())) {
+                    return e.getValue() == null ? "" : e.getValue().toString();
+                }
+            }
+        }
+        return "";
     }
 
     private static String str(GenericRecord r, String field) {

@@ -2,7 +2,7 @@ package io.ioscale.records;
 
 /**
  * One {@code PortSample} (schema/port_sample.avsc): traffic through an FC HBA port, NIC port or NIC queue in one
- * interval. A Flink POJO; {@code tags} is not carried.
+ * interval. A Flink POJO; of {@code tags} only {@code tool} is carried ({@link #tool}).
  *
  * <p>{@link #capacityBytesPerS} is not on the wire: the job fills it in (see
  * {@code LinkCapacityRule}) from the run's {@code LinkCapacity} or from
@@ -28,6 +28,12 @@ public class PortSample extends Sample {
     public String capacitySource = "unknown";
     /** From the run's LinkCapacity; a half-duplex link shares its capacity between directions. */
     public boolean fullDuplex = true;
+    /**
+     * The load generator that counted this traffic (tag {@code tool}: iperf3 sets it on its streams' samples); ""
+     * for a host's own counters (the Linux collector, perfmon, esxtop), which see the same bytes with their headers
+     * and whatever else crossed the port.
+     */
+    public String tool = "";
 
     public PortSample() {}
 

@@ -48,14 +48,20 @@ final class StepSecond {
      * A second of a step without I/O samples (a network test): its throughput is the payload its whole ports
      * moved, the larger direction over all ports of a kind, the busiest kind. So a one-way test counts its bytes
      * once whether one end or both ends were recorded, and a host NIC with the virtual NICs behind it is not added
-     * to them; both directions of a bidirectional test count when both ends were recorded. Frames stand for I/Os
-     * where the samples count them (UDP datagrams); there is no latency.
+     * to them; both directions of a bidirectional test count when both ends were recorded. When a load generator
+     * counted the traffic ({@link PortSample#tool}), only its samples count: the hosts' NIC counters beside them
+     * see the same bytes again, with headers and other traffic. Frames stand for I/Os where the samples count them
+     * (UDP datagrams); there is no latency.
      */
     static StepSecond ofPorts(long tsMs, List<CpuSample> cpu, List<PortSample> port) {
         StepSecond s = new StepSecond(tsMs, cpu, port);
         s.portBasis = true;
+        boolean generated = port.stream().anyMatch(p -> !p.tool.isEmpty());
         Map<String, long[]> byKind = new TreeMap<>(); // kind -> rx bytes, tx bytes, rx frames, tx frames
         for (PortSample p : port) {
+            if (generated && p.tool.isEmpty()) {
+                continue;
+            }
             long[] k = byKind.computeIfAbsent(p.kind, x -> new long[4]);
             k[0] += p.rxBytes;
             k[1] += p.txBytes;

@@ -391,6 +391,10 @@ class ConfluentAvroDecoderTest {
         assertThat(p.kind).isEqualTo("NIC_VMQ");
         assertThat(p.isWholePort()).isFalse();
         assertThat(p.txBytes).isEqualTo(20);
+        assertThat(p.tool).isEmpty(); // a host's own counters
+        port.put("tags", Map.of("source", "sysfs_net", "tool", "iperf3"));
+        assertThat(new ConfluentAvroDecoder<>(PORT, schemas, AvroRecords::portSample).decode(frame(5, PORT, port)).tool)
+                .isEqualTo("iperf3");
     }
 
     @Test

@@ -271,6 +271,39 @@ class StepAnalyzerTest {
     }
 
     /**
+     * iperf3's own counts (tag tool) and the Linux collector's NIC counters on the same two hosts, in one run: the
+     * hosts' counters see the same bytes plus headers (here 3 % more), and adding them to iperf3's would double the
+     * step's throughput.
+     */
+    @Test
+    void aLoadGeneratorsCountsAreTheStepsThroughputNotAddedToTheHostsNicCounters() throws Exception {
+        step(0, 1);
+        for (int sec = 0; sec < 30; sec++) {
+            long ts = sec * 1000L;
+            long bytes = 50_000_000L; // 40 % of 1 Gbps
+            PortSample client = TestData.port(RUN, 0, ts, "h1", "vm/10.77.0.1", "NIC", 1_000_000_000L, 0, bytes);
+            PortSample server = TestData.port(RUN, 0, ts, "h2", "vm/10.77.0.2", "NIC", 1_000_000_000L, bytes, 0);
+            PortSample eth0 = TestData.port(RUN, 0, ts, "h1", "eth0", "NIC", 1_000_000_000L, 0, bytes * 103 / 100);
+            PortSample eth1 = TestData.port(RUN, 0, ts, "h2", "eth1", "NIC", 1_000_000_000L, bytes * 103 / 100, 0);
+            client.tool = "iperf3";
+            server.tool = "iperf3";
+            for (PortSample p : List.of(client, server, eth0, eth1)) {
+                p.capacityBytesPerS = 125e6;
+                h.processElement2(new StreamRecord<>(StepInput.of(p), ts + 999));
+            }
+        }
+        endStep(0);
+        RunEvent end = TestData.runEvent(RunEvent.RUN_ENDED, RUN, STEP_MS, -1);
+        h.processElement1(new StreamRecord<>(end, end.tsMs));
+        watermark(STEP_MS + LATENESS_MS);
+        StepRow row = rows().get(rows().size() - 1);
+        assertThat(row.throughputBasis).isEqualTo(StepRow.PORT_BASIS);
+        assertThat(row.mbPerS).isCloseTo(50, within(1e-9)); // iperf3's payload, not 50 + 51.5
+        assertThat(row.stepSamples).isEqualTo(60);           // the two iperf3 ends, 30 s
+        assertThat(row.portMaxUtilizationPct).isCloseTo(41.2, within(1e-6)); // the link's load: all counters
+    }
+
+    /**
      * A run with I/O whose port samples come first (a replay reading the sources one after another): its steps are
      * judged from the ports until the first fleet second, then from the I/O, and the I/O row outranks the ports'.
      */
