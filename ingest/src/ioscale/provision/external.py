@@ -95,8 +95,10 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     from ioscale.provision.kafka import ensure_topics
     from ioscale.wire import schemas, topics
 
-    created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS)
-    ui.done(f"kafka: topics ready ({len(created)} created)")
+    replication = topics.Replication.from_env()
+    created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS, replication)
+    ui.done(f"kafka: topics ready ({len(created)} created, replication factor {replication.factor}, "
+            f"min.insync.replicas {replication.min_insync})")
     registered = schemas.register_all(targets.registry_url)
     ui.done(f"registry: {len(registered)} schemas registered")
 
