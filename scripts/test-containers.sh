@@ -7,6 +7,9 @@
 #   scripts/test-containers.sh [TEST...] [pytest options]
 #       default tests: the smoke tests, the compose checks and the dashboards (an option with a value is
 #       written in one word: -kEXPR, --timeout=600)
+#   IOSCALE_COMPOSE_PROFILE=multinode scripts/test-containers.sh tests/integration/docker/test_compose_multinode.py
+#       the same with docker-compose.multinode.yml added (three Kafka brokers, two TaskManagers; no Superset):
+#       its topology, and a lost broker and a lost TaskManager mid-sweep (~12 min)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"

@@ -393,3 +393,68 @@ def test_superset_init_can_read_the_private_bundle_and_imports_it_as_assets(rend
     assert yaml.safe_load((REPO / "superset" / "metadata.yaml").read_text())["type"] == "assets"
     for dockerfile in ("stack/docker/superset.Dockerfile", "stack/docker/local/superset.Dockerfile"):
         assert "stack/superset/import_bundle.py /app/ioscale/" in (REPO / dockerfile).read_text(), dockerfile
+
+
+MULTINODE = REPO / "docker-compose.multinode.yml"
+BROKERS = ("kafka", "kafka-2", "kafka-3")
+
+
+@pytest.fixture(scope="module")
+def multinode() -> dict:
+    proc = _config({**PASSWORDS, "IOSCALE_KAFKA_PORT": "19092", "IOSCALE_KAFKA_PORT_2": "19094",
+                    "IOSCALE_KAFKA_PORT_3": "19095"}, COMPOSE, LOCAL, MULTINODE)
+    assert proc.returncode == 0, proc.stderr
+    return yaml.safe_load(proc.stdout)["services"]
+
+
+@needs_compose
+def test_multinode_runs_three_brokers_of_one_cluster_each_advertising_its_published_port(multinode):
+    envs = [multinode[b]["environment"] for b in BROKERS]
+    assert [e["KAFKA_NODE_ID"] for e in envs] == ["1", "2", "3"]
+    for key in ("CLUSTER_ID", "KAFKA_CONTROLLER_QUORUM_VOTERS", "KAFKA_MIN_INSYNC_REPLICAS",
+                "KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"):
+        assert len({e[key] for e in envs}) == 1, key
+    assert envs[0]["KAFKA_CONTROLLER_QUORUM_VOTERS"] == "1@kafka:9093,2@kafka-2:9093,3@kafka-3:9093"
+    assert (envs[0]["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"], envs[0]["KAFKA_MIN_INSYNC_REPLICAS"]) == ("3", "2")
+    published = _published({"services": multinode})
+    for broker, port in zip(BROKERS, (19092, 19094, 19095)):
+        assert published[port] == (broker, 9092)
+        assert f"EXTERNAL://127.0.0.1:{port}" in multinode[broker]["environment"]["KAFKA_ADVERTISED_LISTENERS"]
+        assert multinode[broker]["image"].startswith("local/ioscale-kafka:") and "healthcheck" in multinode[broker]
+    assert all(str(p.get("host_ip")) == "127.0.0.1" for s in multinode.values() for p in s.get("ports", []))
+    assert "aW9zY2FsZS" in MULTINODE.read_text() and not set(PASSWORDS.values()) & set(MULTINODE.read_text().split())
+
+
+@needs_compose
+def test_multinode_clients_list_every_broker_and_create_replicated_topics(multinode, tmp_path):
+    from ioscale.cli.stack import external_targets, flink_targets
+    from ioscale.provision.external import external_jobs
+    from ioscale.wire.topics import Replication
+
+    every = "kafka:29092,kafka-2:29092,kafka-3:29092"
+    registry = multinode["schema-registry"]["command"]
+    assert registry[registry.index("--bootstrap") + 1] == every
+    for name in ("ioscale-init", "flink-job-submit"):
+        assert _submit_args(multinode[name]).kafka_bootstrap == every, name
+    for name in ("ioscale-init", "schema-registry"):  # three replicas need three brokers
+        assert Replication.from_env(multinode[name]["environment"]) == Replication(3, 2), name
+        for broker in BROKERS:
+            assert multinode[name]["depends_on"][broker]["condition"] == "service_healthy", name
+    svc = multinode["flink-job-submit"]
+    args = _submit_args(svc)
+    jobs = external_jobs(external_targets(args), flink_targets(args), svc["environment"])
+    assert [j.parallelism for j in jobs] == [2, 2]
+    assert all(dict(zip(j.program_args[::2], j.program_args[1::2]))["--kafka-bootstrap"] == every for j in jobs)
+
+
+@needs_compose
+def test_multinode_jobmanager_is_healthy_only_with_both_taskmanagers(multinode):
+    assert multinode["flink-taskmanager"]["scale"] == 2
+    test = multinode["flink-jobmanager"]["healthcheck"]["test"]
+    overview = '{"taskmanagers":%d,"slots-total":%d,"slots-available":0}'
+    assert _health_exit(test[1], overview % (1, 4)) != 0
+    assert _health_exit(test[1], overview % (2, 8)) == 0
+    assert _health_exit(test[1], overview % (12, 48)) == 0
+    conf = multinode["flink-jobmanager"]["environment"]["FLINK_PROPERTIES"]
+    assert "state.checkpoints.dir: file:///flink-data/checkpoints" in conf
+    assert _mounts(multinode["flink-taskmanager"])["/flink-data"] == "flink-data"

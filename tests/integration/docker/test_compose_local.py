@@ -19,7 +19,7 @@ import time
 import pytest
 import requests
 
-from containers import ONE_SHOT, until
+from containers import ONE_SHOT, compose_of, until
 from ioscale.provision import migrations
 from ioscale.stack.flink import ANALYTICS_JOB, JOB_NAMES
 from ioscale.stack.clickhouse import client
@@ -34,9 +34,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 @pytest.fixture(scope="module")
 def compose(stack):
-    if stack.containers is None:
-        pytest.skip("checks of the compose topology: run scripts/test-containers.sh (IOSCALE_STACK=containers)")
-    return stack.containers
+    return compose_of(stack, "local")
 
 
 def test_init_services_provisioned_topics_schemas_and_migrations(compose):

@@ -143,6 +143,14 @@ def test_changed_sources_a_rebuilt_jar_or_changed_arguments_redeploy(tmp_path):
     assert flink.redeploy_reasons(old, "j1", job, False, "abc") == ["arguments changed: slo"]
 
 
+def test_a_changed_parallelism_redeploys_and_no_parallelism_is_the_records_of_before(tmp_path):
+    job, record = _job_and_record(tmp_path)  # a record written before parallelism was a setting
+    assert flink.redeploy_reasons(record, "j1", job, False, "abc") == []
+    wide = StreamJob("a", "E", job.program_args, parallelism=2)
+    assert flink.redeploy_reasons(record, "j1", wide, False, "abc") == ["parallelism changed: default -> 2"]
+    assert flink.redeploy_reasons({**record, "parallelism": 2}, "j1", wide, False, "abc") == []
+
+
 def test_a_job_without_a_record_is_redeployed_only_for_changed_sources(tmp_path):
     job, record = _job_and_record(tmp_path, program_args=["--other"], jar_sha256="zzz")
     assert flink.redeploy_reasons(None, "j1", job, False, "abc") == []
@@ -320,6 +328,17 @@ def test_submit_restores_the_newest_checkpoint_and_prunes_older_runs(tmp_path, m
     assert bodies == [{"entryClass": "E", "programArgsList": ["--x", "1"], "savepointPath": newest.as_uri(),
                        "allowNonRestoredState": False}]
     assert sorted(p.name for p in root.iterdir()) == ["previous"]  # kept until the new run checkpoints
+
+
+def test_a_set_parallelism_goes_with_the_submission_and_into_the_record(tmp_path, monkeypatch):
+    # A jar run over REST takes the cluster's parallelism.default of 1, whatever the cluster says: it is sent.
+    c = _component(tmp_path)
+    bodies = _fake_cluster(c, monkeypatch, tmp_path, ["RUNNING", "RUNNING"])
+    c.submitter.submit(StreamJob("ioscale-analytics", "E", (), parallelism=2))
+    c.submitter.submit(StreamJob("ioscale-sample-monitor", "E", ()))
+    assert bodies[0]["parallelism"] == 2 and "parallelism" not in bodies[1]
+    assert c.submitter._deployment("ioscale-analytics")["parallelism"] == 2
+    assert "parallelism" not in c.submitter._deployment("ioscale-sample-monitor")
 
 
 def test_submit_starts_fresh_when_the_restore_fails(tmp_path, monkeypatch):

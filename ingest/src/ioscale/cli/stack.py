@@ -79,7 +79,8 @@ def flink_targets(args: argparse.Namespace):
     from ioscale.provision.external import FlinkTargets
 
     return FlinkTargets(rest_url=args.flink_url.rstrip("/"), jar=Path(args.jar),
-                        checkpoint_root=Path(args.checkpoint_dir), state_dir=Path(args.state_dir))
+                        checkpoint_root=Path(args.checkpoint_dir), state_dir=Path(args.state_dir),
+                        parallelism=args.parallelism)
 
 
 def _cmd_admin_submit_jobs(args: argparse.Namespace) -> int:
@@ -127,6 +128,9 @@ def add_admin_parser(sub: argparse._SubParsersAction) -> None:
     submit.add_argument("--state-dir", required=True,
                         help="deployment records, savepoints and the password file, at the same path here and in "
                              "the cluster (its JobManager reads and writes there)")
+    submit.add_argument("--parallelism", type=int, choices=range(1, 1025), metavar="N",
+                        help="run each job with N parallel subtasks (default: Flink's, 1 for a jar run over REST; "
+                             "a change redeploys the jobs from a savepoint)")
     submit.add_argument("--ready-timeout", type=float, default=120.0, metavar="SECONDS",
                         help="wait this long for a TaskManager to register")
     submit.set_defaults(func=_cmd_admin_submit_jobs)

@@ -95,8 +95,10 @@ def init_external(targets: ExternalTargets, repo: Path, ui: Progress) -> None:
     from ioscale.provision.kafka import ensure_topics
     from ioscale.wire import schemas, topics
 
-    created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS)
-    ui.done(f"kafka: topics ready ({len(created)} created)")
+    replication = topics.Replication.from_env()
+    created = ensure_topics(AdminClient({"bootstrap.servers": targets.kafka_bootstrap}), topics.TOPICS, replication)
+    ui.done(f"kafka: topics ready ({len(created)} created, replication factor {replication.factor}, "
+            f"min.insync.replicas {replication.min_insync})")
     registered = schemas.register_all(targets.registry_url)
     ui.done(f"registry: {len(registered)} schemas registered")
 
@@ -142,6 +144,7 @@ class FlinkTargets:
     jar: Path
     checkpoint_root: Path  # each job's checkpoints under <root>/<job>, written by the cluster, read here
     state_dir: Path  # deployment records, savepoints (written by the cluster) and the password file
+    parallelism: int | None = None  # every job's; None: Flink's default
 
 
 def external_jobs(targets: ExternalTargets, flink: FlinkTargets, env: Mapping[str, str]) -> list[StreamJob]:
@@ -149,7 +152,7 @@ def external_jobs(targets: ExternalTargets, flink: FlinkTargets, env: Mapping[st
     analytics tunables of ``IOSCALE_<KEY>`` variables (``analytics_config.from_env``)."""
     return stream_jobs_for(JobEndpoints(targets.kafka_bootstrap, targets.registry_url, targets.clickhouse_url,
                                         flink.state_dir / PASSWORD_FILE, flink.checkpoint_root,
-                                        analytics_config.from_env(env)))
+                                        analytics_config.from_env(env), flink.parallelism))
 
 
 def submit_jobs_external(targets: ExternalTargets, flink: FlinkTargets, ui: Progress, env: dict[str, str] | None = None,

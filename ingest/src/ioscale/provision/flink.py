@@ -70,12 +70,15 @@ class StreamJob:
 
     ``checkpoint_dir``: where the job retains its checkpoints (``<dir>/<job id>/chk-<n>/``); when set, a
     submission restores the newest complete one. None: the job starts from its committed Kafka offsets.
+    ``parallelism``: the run's, given with the submission (REST ``parallelism``); None: Flink's default, 1 for a
+    jar run over REST whatever the cluster's ``parallelism.default`` (seen with Flink 2.2.1).
     """
 
     name: str
     entry_class: str
     program_args: tuple[str, ...]
     checkpoint_dir: Path | None = None
+    parallelism: int | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class JobEndpoints:
     ``checkpoint_root``: each job with checkpoints keeps them under ``<root>/<job name>``, a path the submitter
     reads too (the newest complete checkpoint is restored on submission).
     ``analytics``: the analytics job's tunables (``analytics_config``), passed as ``--key value``.
+    ``parallelism``: every job's (``StreamJob.parallelism``); None leaves it to Flink, as the local stack does.
     """
 
     kafka_bootstrap: str
@@ -95,6 +99,7 @@ class JobEndpoints:
     clickhouse_password_file: Path
     checkpoint_root: Path
     analytics: dict[str, str] = field(default_factory=dict)
+    parallelism: int | None = None
 
     @classmethod
     def local(cls, settings: StackSettings) -> "JobEndpoints":
@@ -122,11 +127,13 @@ def stream_jobs_for(endpoints: JobEndpoints) -> list[StreamJob]:
                 *analytics_config.program_args(endpoints.analytics),
             ),
             checkpoint_dir=analytics_checkpoints,
+            parallelism=endpoints.parallelism,
         ),
         StreamJob(
             name=SAMPLE_MONITOR_JOB,
             entry_class="io.ioscale.jobs.SampleMonitorJob",
             program_args=("--kafka-bootstrap", endpoints.kafka_bootstrap, "--topic", topics.IO_SAMPLES),
+            parallelism=endpoints.parallelism,
         ),
     ]
 
@@ -209,6 +216,8 @@ def redeploy_reasons(record: dict[str, Any] | None, job_id: str, job: StreamJob,
         changed = sorted({a for a in old + new if a.startswith("--")
                           and _arg_value(old, a) != _arg_value(new, a)})
         reasons.append("arguments changed: " + ", ".join(a.removeprefix("--") for a in changed))
+    if record.get("parallelism") != job.parallelism:
+        reasons.append(f"parallelism changed: {record.get('parallelism') or 'default'} -> {job.parallelism or 'default'}")
     return reasons
 
 
@@ -332,8 +341,10 @@ class JobSubmitter:
     def _record_deployment(self, job: StreamJob, job_id: str) -> None:
         path = self._deployment_file(job.name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps({"job_id": job_id, "program_args": list(job.program_args),
-                                       "jar_sha256": file_sha256(self.jar)}, indent=1))
+        record = {"job_id": job_id, "program_args": list(job.program_args), "jar_sha256": file_sha256(self.jar)}
+        if job.parallelism is not None:  # absent = Flink's default, as in the records of before
+            record["parallelism"] = job.parallelism
+        write_atomic(path, json.dumps(record, indent=1))
 
     def redeploy(self, job: StreamJob, job_id: str, reasons: list[str], jar_id: str | None = None) -> str:
         """Replace the active run ``job_id`` of ``job``: stop it with a savepoint, submit the new jar and
@@ -432,6 +443,8 @@ class JobSubmitter:
         if restore is not None:
             body["savepointPath"] = restore.as_uri()
             body["allowNonRestoredState"] = False
+        if job.parallelism is not None:
+            body["parallelism"] = job.parallelism
         run = self._rest("POST", f"/jars/{jar_id}/run", timeout_s=SUBMIT_TIMEOUT_S, json=body)
         job_id = run["jobid"]
         deadline = time.monotonic() + running_timeout_s

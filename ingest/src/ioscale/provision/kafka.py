@@ -14,12 +14,14 @@ class KafkaTopics(KafkaComponent):
         ensure_topics(self._admin(), topic_specs.TOPICS)
 
 
-def ensure_topics(admin, specs) -> list[str]:
-    """Create the topics that do not exist yet; existing ones are left as they are. Returns created names."""
+def ensure_topics(admin, specs, replication: topic_specs.Replication = topic_specs.Replication()) -> list[str]:
+    """Create the topics that do not exist yet, replicated as ``replication`` says; existing ones are left as they
+    are. Returns created names."""
     from confluent_kafka.admin import NewTopic
 
     existing = set(admin.list_topics(timeout=10).topics)
-    new = [NewTopic(s.name, num_partitions=s.partitions, replication_factor=1, config=s.config)
+    new = [NewTopic(s.name, num_partitions=s.partitions, replication_factor=replication.factor,
+                    config={**s.config, **replication.topic_config()})
            for s in specs if s.name not in existing]
     if not new:
         return []

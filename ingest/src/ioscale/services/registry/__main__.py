@@ -18,6 +18,7 @@ from ioscale.services.registry.errors import StoreError
 from ioscale.services.registry.server import make_server
 from ioscale.services.registry.service import Registry
 from ioscale.services.registry.store import DEFAULT_TOPIC, InMemoryStore, KafkaStore, SchemaStore
+from ioscale.wire.topics import Replication
 
 log = logging.getLogger("ioscale.registry")
 
@@ -52,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.in_memory:
             store = InMemoryStore()
         else:
+            # Replication of a topic it creates: IOSCALE_KAFKA_REPLICATION_FACTOR / _MIN_INSYNC_REPLICAS, as
+            # `ioscale admin init` creates the others (one broker's when unset).
             store = KafkaStore(args.bootstrap, args.topic, timeout_s=args.kafka_timeout_s,
-                               startup_timeout_s=args.startup_timeout_s)
+                               startup_timeout_s=args.startup_timeout_s, replication=Replication.from_env())
             stats = store.load_stats
             log.info("read %d records from %s (end offset %d) in %.2fs: %s",
                      stats.records, args.topic, stats.end_offset, stats.seconds, store.state.counts())

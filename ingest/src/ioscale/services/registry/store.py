@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioscale.services.registry.errors import StoreError
+from ioscale.wire.topics import Replication
 
 log = logging.getLogger("ioscale.registry.store")
 
@@ -263,9 +264,11 @@ class KafkaStore(SchemaStore):
     """State persisted in a compacted single-partition Kafka topic, in Confluent's record format."""
 
     def __init__(self, bootstrap: str, topic: str = DEFAULT_TOPIC, timeout_s: float = 30.0,
-                 startup_timeout_s: float = 60.0, client_config: dict[str, Any] | None = None):
+                 startup_timeout_s: float = 60.0, client_config: dict[str, Any] | None = None,
+                 replication: Replication = Replication()):
         super().__init__()
         self.bootstrap = bootstrap
+        self.replication = replication
         self.topic = topic
         self.timeout_s = timeout_s
         # log_level 3: librdkafka errors reach the registry log, its chatter does not.
@@ -294,13 +297,15 @@ class KafkaStore(SchemaStore):
                 md = admin.list_topics(timeout=5)
                 if self.topic not in md.topics:
                     # Confluent's layout: one partition (a total order of writes), compacted (keep the
-                    # latest value per key forever), replication factor 1 on this single-broker stack.
+                    # latest value per key forever), replicated as the cluster's other topics.
+                    rep = self.replication
                     futures = admin.create_topics([NewTopic(
-                        self.topic, num_partitions=1, replication_factor=1,
-                        config={"cleanup.policy": "compact"})], operation_timeout=10)
+                        self.topic, num_partitions=1, replication_factor=rep.factor,
+                        config={"cleanup.policy": "compact", **rep.topic_config()})], operation_timeout=10)
                     try:
                         futures[self.topic].result(timeout=15)
-                        log.info("created topic %s (1 partition, cleanup.policy=compact, RF 1)", self.topic)
+                        log.info("created topic %s (1 partition, cleanup.policy=compact, RF %d, min ISR %d)",
+                                 self.topic, rep.factor, rep.min_insync)
                     except KafkaException as e:
                         if e.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                             raise
