@@ -326,6 +326,33 @@ class StepAnalyzerTest {
         assertThat(fromIo.version()).isGreaterThan(fromPorts.version());
     }
 
+    /**
+     * A broker that led the run-events partition dies: the samples of steps 1 and 2 keep flowing through the other
+     * partitions, event time passes their ends and lateness (the events partition counts as idle), and their
+     * STEP_STARTED/STEP_ENDED arrive after. The steps still get their rows.
+     */
+    @Test
+    void stepEventsThatArriveAfterTheirStepsSecondsStillGiveTheStepsRows() throws Exception {
+        step(0, 1);
+        seconds(0, 0, 30, 1000, 200_000);
+        endStep(0);
+        watermark(STEP_MS);
+        for (int i = 1; i <= 2; i++) {
+            seconds(i, 0, 30, 1000 * (i + 1), 200_000);
+            watermark((i + 1) * STEP_MS);
+        }
+        watermark(3 * STEP_MS + LATENESS_MS + 1);
+        for (int i = 1; i <= 2; i++) { // the events partition is back
+            step(i, 1 << i);
+            endStep(i);
+        }
+        watermark(3 * STEP_MS + LATENESS_MS + 2);
+        assertThat(rows().stream().map(r -> r.stepIndex).distinct().sorted().toList()).containsExactly(0, 1, 2);
+        StepRow last = rows().stream().filter(r -> r.stepIndex == 2).reduce((a, b) -> b).orElseThrow();
+        assertThat(last.iops).isCloseTo(3000, within(1e-9));
+        assertThat(last.vmCount).isEqualTo(4);
+    }
+
     @Test
     void aLateSecondWithinTheLatenessReplacesTheRowAndLaterOnesAreIgnored() throws Exception {
         step(0, 1);
