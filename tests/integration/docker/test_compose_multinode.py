@@ -105,6 +105,9 @@ def test_two_taskmanagers_run_both_jobs_at_parallelism_2(compose):
     assert overview["taskmanagers"] == 2 and overview["slots-total"] == 8
     assert compose.state("flink-jobmanager")[2] == "healthy"
     for name in JOB_NAMES:
+        # The job is RUNNING before all of its tasks are (deploying on the second TaskManager takes a moment).
+        until(f"every task of {name} running", lambda: all(
+            v["status"] == "RUNNING" for v in _job(flink, name)["vertices"]), 120, 1)
         job = _job(flink, name)
         assert {v["name"]: v["parallelism"] for v in job["vertices"]} == {
             v["name"]: PARALLELISM for v in job["vertices"]}, name
@@ -146,12 +149,12 @@ def _assert_nothing_lost(ep, sweep: LiveSweep, measured: dict) -> None:
         assert rollups_vs_raw(ch, sweep.run_id) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known: the raw tables and every rollup come out complete, but the scaling-curve rows of the steps whose "
-    "run events were produced while their partition's leader was down (~12 s until the controller moved it) are "
-    "missing: those STEP_* events reach StepAnalyzer after the I/O side's watermark has passed the steps' end + "
-    "lateness (the run-events partition stalls, the sample partitions on other brokers do not). Seen with "
-    "idleness 30 s (steps 3 and 4 of 11); a fix belongs in the analytics job (issue 18 part 5, next step)"))
+@pytest.mark.xfail(strict=False, reason=(
+    "known, intermittent: the raw tables and every rollup come out complete, but in one run of two the "
+    "scaling-curve rows of the steps whose run events were produced while their partition's leader was down "
+    "(~12 s until the controller moved it) were missing (steps 3 and 4 of 11, idleness 30 s). Not the analyzer's handling of late step events "
+    "(StepAnalyzerTest: fed the seconds first and the events after the steps' end + lateness, it emits both "
+    "rows); the cause lies upstream of it (issue 18 part 5, next step)"))
 def test_losing_a_broker_mid_sweep_loses_nothing(compose):
     """The broker leading the first io_samples partition is killed 30 % into a live sweep and started again
     BROKER_DOWN_S later, while the sweep goes on; it must rejoin every partition's ISR."""
