@@ -236,7 +236,7 @@ def test_repository_migrations_are_valid() -> None:
     for m in found:
         mig.render(m, migration_placeholders(settings))
     views = mig.discover_views(mig.migrations_dir(settings))
-    kinds = [v.name.split("/")[0] for v in views]
+    kinds = [mig.view_folder(v.name) for v in views]
     assert kinds.count(mig.MATERIALIZED_DIR) >= 11 and kinds.count(mig.VIEWS_DIR) >= 14
     assert kinds == sorted(kinds, key=mig.VIEW_FOLDERS.index)  # the views that fill tables first
     for v in views:

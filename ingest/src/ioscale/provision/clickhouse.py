@@ -29,5 +29,5 @@ class ClickHouseSchema(ClickHouseComponent):
             self.ui.done(f"clickhouse: applied {len(report.applied)} migration(s) and view(s): "
                          f"{', '.join(report.applied)}")
         else:
-            views = sum(1 for name in report.skipped if name.split("/")[0] in migrations.VIEW_FOLDERS)
+            views = sum(1 for name in report.skipped if migrations.view_folder(name) is not None)
             self.ui.done(f"clickhouse: schema up to date ({len(report.skipped) - views} migrations, {views} views)")

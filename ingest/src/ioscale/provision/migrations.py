@@ -76,9 +76,8 @@ VIEW_RE = re.compile(r"^(?P<view>[a-z0-9]+(?:_[a-z0-9]+)*)\.sql$")
 #: What each folder's file must start with (after its comments), ``{view}`` its file name's stem.
 VIEW_HEADS = {MATERIALIZED_DIR: "CREATE MATERIALIZED VIEW IF NOT EXISTS ioscale.{view}",
               VIEWS_DIR: "CREATE OR REPLACE VIEW ioscale.{view} AS"}
-#: A materialized view's definition: the head (refresh schedule, TO target) up to the first `` AS `` after it.
-MATERIALIZED_RE = re.compile(r"^(?P<head>CREATE MATERIALIZED VIEW IF NOT EXISTS (?P<view>\S+)\s.*?\bTO\s+\S+)"
-                             r"\s+AS\s+(?P<query>.*)$", re.S)
+#: After a materialized view's head: its refresh schedule and TO target, then its query after the first `` AS ``.
+MATERIALIZED_QUERY_RE = re.compile(r"^.*?\bTO\s+\S+\s+AS\s+(?P<query>.*)$", re.S)
 #: A migration that created, replaced or altered a view, superseded once the view is defined in a views folder.
 VIEW_MIGRATION_RE = re.compile(r"^\d{4}_(?P<verb>create|replace|alter)_view_(?P<view>[a-z0-9_]+)\.sql$")
 
@@ -223,21 +222,27 @@ def discover_views(directory: Path) -> list[Migration]:
     return found
 
 
+def view_folder(name: str) -> str | None:
+    """The views folder (one of ``VIEW_FOLDERS``) of the bookkeeping name ``name``; None for a migration's."""
+    folder = name.split("/")[0]
+    return folder if folder in VIEW_FOLDERS else None
+
+
 def view_statements(view: Migration, sql: str) -> list[str]:
     """What applying the repeatable view ``view`` (rendered as ``sql``) executes: its statement, and for a
     materialized view also the ``MODIFY QUERY`` that brings an existing one to it."""
-    kind, stem = view.name.split("/")[0], view.path.stem
+    kind, stem = view_folder(view.name), view.path.stem
     head = VIEW_HEADS[kind].format(view=stem)
     body = re.sub(r"^(\s*(--[^\n]*)?\n)*", "", sql)  # its leading comments
     if not re.match(re.escape(head) + r"\s", body):
         raise MigrationError(f"{view.name} does not define its view", hint=f"start its statement with `{head}`")
     if kind == VIEWS_DIR:
         return [sql]
-    m = MATERIALIZED_RE.match(body)
+    m = MATERIALIZED_QUERY_RE.match(body[len(head):])
     if not m:
         raise MigrationError(f"{view.name} names no target table",
                              hint=f"write `{head} [REFRESH ...] TO ioscale.<table> AS <query>`")
-    return [sql, f"ALTER TABLE {m['view']} MODIFY QUERY\n{m['query']}"]
+    return [sql, f"ALTER TABLE ioscale.{stem} MODIFY QUERY\n{m['query']}"]
 
 
 def render(migration: Migration, placeholders: Mapping[str, str]) -> str:
@@ -375,7 +380,7 @@ def check_history(migrations: Sequence[Migration], applied: Mapping[str, str], v
     """
     by_name = {m.name: m for m in migrations}
     gone = sorted(n for n in set(applied) - set(by_name)
-                  if n.split("/")[0] not in VIEW_FOLDERS and not superseded_by_view(n, views))
+                  if view_folder(n) is None and not superseded_by_view(n, views))
     if gone:
         shown = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         raise MigrationError(
